@@ -1,0 +1,1 @@
+"""Example tool modules used by the demo, the tests and the benchmarks."""

@@ -1,0 +1,35 @@
+"""toolcall: annotated Python functions as LLM tools.
+
+Mark a module with ``__toolcall__ = True``; its public, annotated functions become tools.
+``emit`` gives their definitions for OpenAI, Anthropic or MCP, ``run`` / ``arun`` dispatch
+a model's call back to them with validation and errors a model can act on.
+"""
+
+from toolcall import ir
+from toolcall._dispatch import arun, run
+from toolcall._emit import derive, describe, emit, render, tool_names
+from toolcall._markers import Param, ToolcallWarning, exclude, param
+from toolcall._registry import NotAToolModule
+from toolcall._result import Err, Ok, ToolError, encode_result
+from toolcall._toolbox import Toolbox
+
+__all__ = [
+    "Err",
+    "NotAToolModule",
+    "Ok",
+    "Param",
+    "ToolError",
+    "Toolbox",
+    "ToolcallWarning",
+    "arun",
+    "derive",
+    "describe",
+    "emit",
+    "encode_result",
+    "exclude",
+    "ir",
+    "param",
+    "render",
+    "run",
+    "tool_names",
+]

@@ -1,0 +1,565 @@
+"""``ir.Type`` -> a coercer: validate one JSON value and restore the Python value it stands for.
+
+A coercer is built once per type, when a tool's dispatch plan is built, and is a plain
+closure afterwards: every decision that depends only on the type (which converter, which
+constraints, which class) is taken at build time, so a call pays only for the checks its
+value needs. Failure is the exceptional path: a coercer raises :class:`Invalid`, and each
+container on the way out prepends its key or index to ``Invalid.path``, so the happy path
+never builds a path or an error.
+
+Values are walked only as deep as the type goes, and ``any`` hands the value over untouched,
+so a hostile, deeply nested value costs nothing beyond the depth the tool declared.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import pathlib
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import date, datetime, time
+from decimal import Decimal
+from typing import Any, Protocol
+
+from toolcall import ir
+
+__all__ = ["Coercer", "Invalid", "Resolver", "accepts_null", "build_coercer"]
+
+Coercer = Callable[[Any], Any]
+
+
+class Resolver(Protocol):
+    """Finds the live objects an IR names; both methods raise ``LookupError`` when they cannot."""
+
+    def cls(self, ref: str) -> type: ...
+
+    def provider(self, ref: str) -> Any: ...
+
+
+class Invalid(Exception):
+    """A value failed coercion; ``path`` locates it below the value the coercer was given.
+
+    Internal to dispatch: the plan turns it into ``ToolError.invalid_argument``.
+    """
+
+    __slots__ = ("path", "reason", "value")
+
+    def __init__(self, reason: str, value: Any, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.value = value
+        self.path = path
+
+
+def accepts_null(t: ir.Type) -> bool:
+    """Whether ``None`` is a value of ``t`` (and so an explicit null is not "absent")."""
+    if t.nullable or t.kind in ("any", "null"):
+        return True
+    if t.kind == "union":
+        return any(accepts_null(variant) for variant in t.variants)
+    return t.kind == "enum" and any(value is None for value in t.values)
+
+
+def build_coercer(t: ir.Type, resolver: Resolver) -> Coercer:
+    """The coercer for ``t``: returns the restored value or raises :class:`Invalid`."""
+    coerce = _BUILDERS[t.kind](t, resolver)
+    if t.provider:
+        coerce = _with_provider(coerce, t.provider, resolver)
+    if t.nullable and coerce is not _identity:
+        coerce = _nullable(coerce)
+    return coerce
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _nullable(coerce: Coercer) -> Coercer:
+    def nullable(value: Any) -> Any:
+        return None if value is None else coerce(value)
+
+    return nullable
+
+
+def _with_provider(coerce: Coercer, ref: str, resolver: Resolver) -> Coercer:
+    try:
+        provider = resolver.provider(ref)
+    except LookupError:
+        return coerce
+    convert = getattr(provider, "coerce", None)
+    if not callable(convert):
+        return coerce
+
+    def provided(value: Any) -> Any:
+        wire = coerce(value)
+        try:
+            return convert(wire)
+        except Exception:
+            raise Invalid("invalid_value", value) from None
+
+    return provided
+
+
+# Scalars ------------------------------------------------------------------------------------
+
+
+def _any(t: ir.Type, resolver: Resolver) -> Coercer:
+    return _identity
+
+
+def _null(t: ir.Type, resolver: Resolver) -> Coercer:
+    def null(value: Any) -> None:
+        if value is not None:
+            raise Invalid("expected_null", value)
+
+    return null
+
+
+def _boolean(t: ir.Type, resolver: Resolver) -> Coercer:
+    def boolean(value: Any) -> bool:
+        if type(value) is bool:
+            return value
+        raise Invalid("expected_boolean", value)
+
+    return boolean
+
+
+def _to_int(value: Any) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int(value)
+    raise Invalid("expected_integer", value)
+
+
+def _to_float(value: Any) -> float:
+    if type(value) is float:
+        number = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:
+            raise Invalid("not_finite", value) from None
+    else:
+        raise Invalid("expected_number", value)
+    if math.isfinite(number):
+        return number
+    raise Invalid("not_finite", value)
+
+
+def _integer(t: ir.Type, resolver: Resolver) -> Coercer:
+    return _in_range(_to_int, t)
+
+
+def _number(t: ir.Type, resolver: Resolver) -> Coercer:
+    return _in_range(_to_float, t)
+
+
+def _as_decimal(number: Any) -> Decimal:
+    # repr() of a float is its shortest round-tripping decimal, so 0.3 is a multiple of 0.1
+    return Decimal(repr(number)) if isinstance(number, float) else Decimal(number)
+
+
+def _is_multiple(number: Any, step: int | float) -> bool:
+    if isinstance(number, int) and isinstance(step, int):
+        return number % step == 0
+    try:
+        return _as_decimal(number) % _as_decimal(step) == 0
+    except ArithmeticError:
+        return False
+
+
+def _in_range(coerce: Coercer, t: ir.Type) -> Coercer:
+    """Wraps a coercer whose result is a number with the type's numeric constraints."""
+    checks: list[Callable[[Any], bool]] = []
+    if (low := t.minimum) is not None:
+        checks.append(lambda n: n >= low)
+    if (high := t.maximum) is not None:
+        checks.append(lambda n: n <= high)
+    if (above := t.exclusive_minimum) is not None:
+        checks.append(lambda n: n > above)
+    if (below := t.exclusive_maximum) is not None:
+        checks.append(lambda n: n < below)
+    if (step := t.multiple_of) is not None:
+        checks.append(lambda n: _is_multiple(n, step))
+    if not checks:
+        return coerce
+
+    def in_range(value: Any) -> Any:
+        number = coerce(value)
+        for check in checks:
+            if not check(number):
+                raise Invalid("out_of_range", value)
+        return number
+
+    return in_range
+
+
+# Strings ------------------------------------------------------------------------------------
+
+
+def _text(value: Any, reason: str) -> str:
+    """The wire string: valid Unicode text, or UTF-8 bytes decoded; else ``reason``."""
+    if isinstance(value, str):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise Invalid("invalid_utf8", value) from None
+        return value
+    if isinstance(value, bytes | bytearray):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Invalid("invalid_utf8", value) from None
+    raise Invalid(reason, value)
+
+
+def _plain_text(value: Any) -> str:
+    if type(value) is str and value.isascii():
+        return value
+    return _text(value, "expected_string")
+
+
+def _finite_decimal(text: str) -> Decimal:
+    number = Decimal(text)
+    if not number.is_finite():
+        msg = "not a finite decimal"
+        raise ValueError(msg)
+    return number
+
+
+def _base64(text: str) -> bytes:
+    return base64.b64decode(text, validate=True)
+
+
+# py -> (converter from the wire string, reason for a value that is not one)
+_STRING_PY: dict[str, tuple[Callable[[str], Any], str]] = {
+    "datetime": (datetime.fromisoformat, "invalid_datetime"),
+    "date": (date.fromisoformat, "invalid_date"),
+    "time": (time.fromisoformat, "invalid_time"),
+    "uuid": (uuid.UUID, "invalid_uuid"),
+    "decimal": (_finite_decimal, "invalid_decimal"),
+    "path": (pathlib.Path, "expected_string"),
+    "bytes": (_base64, "invalid_base64"),
+}
+
+_INTEGER_STRING = re.compile(r"-?[0-9]+")
+
+
+def _string_integer(value: Any) -> int:
+    if isinstance(value, str) and _INTEGER_STRING.fullmatch(value):
+        try:
+            return int(value)
+        except ValueError:  # longer than sys.get_int_max_str_digits()
+            pass
+    elif isinstance(value, int) and not isinstance(value, bool):
+        return int(value)
+    raise Invalid("expected_integer_string", value)
+
+
+def _string_checks(t: ir.Type) -> Callable[[str, Any], None] | None:
+    """The constraints a wire string must meet (length in code points, pattern), if any."""
+    shortest, longest = t.min_length, t.max_length
+    pattern = re.compile(t.pattern) if t.pattern else None
+    if shortest is None and longest is None and pattern is None:
+        return None
+
+    def check(text: str, value: Any) -> None:
+        if shortest is not None and len(text) < shortest:
+            raise Invalid("too_short", value)
+        if longest is not None and len(text) > longest:
+            raise Invalid("too_long", value)
+        if pattern is not None and pattern.search(text) is None:
+            raise Invalid("pattern_mismatch", value)
+
+    return check
+
+
+def _string(t: ir.Type, resolver: Resolver) -> Coercer:
+    if t.wire == "string_integer":
+        # the wire pattern is what _string_integer parses; the number's own bounds still apply
+        return _in_range(_string_integer, t)
+    entry = _STRING_PY.get(t.py)
+    convert, reason = entry if entry is not None else (None, "expected_string")
+    check = _string_checks(t)
+    if convert is None and check is None:
+        return _plain_text
+
+    def string(value: Any) -> Any:
+        text = _text(value, reason)
+        if check is not None:
+            check(text, value)
+        if convert is None:
+            return text
+        try:
+            return convert(text)
+        except (ValueError, TypeError, ArithmeticError):
+            raise Invalid(reason, value) from None
+
+    if t.py != "decimal":
+        return string
+
+    def decimal(value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return Decimal(value)
+        return string(value)
+
+    return _in_range(decimal, t)
+
+
+# Enums --------------------------------------------------------------------------------------
+
+
+def _json_type(value: Any) -> type:
+    """The JSON type a value stands for, so ``True`` never matches ``1`` nor ``"a"`` a subclass."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind
+    return type(value)
+
+
+def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
+    restored: dict[tuple[type, Any], Any] = {(_json_type(v), v): v for v in t.values}
+    if t.py == "enum":
+        try:
+            cls = resolver.cls(t.ref)
+            restored = {key: cls(value) for key, value in restored.items()}
+        except (LookupError, ValueError, TypeError):
+            pass  # an unresolvable class: the JSON values themselves, as for a Literal
+
+    def enum(value: Any) -> Any:
+        try:
+            return restored[type(value), value]
+        except (KeyError, TypeError):
+            pass
+        kind = _json_type(value)
+        keys: list[tuple[type, Any]] = [(kind, value)]
+        if kind is float and value.is_integer():
+            keys.append((int, int(value)))
+        for key in keys:
+            try:
+                return restored[key]
+            except (KeyError, TypeError):
+                pass
+        raise Invalid("not_in_enum", value)
+
+    return enum
+
+
+# Arrays -------------------------------------------------------------------------------------
+
+
+def _sized(low: int | None, high: int | None) -> Callable[[Any], None] | None:
+    if low is None and high is None:
+        return None
+
+    def check(value: Any) -> None:
+        if low is not None and len(value) < low:
+            raise Invalid("too_short", value)
+        if high is not None and len(value) > high:
+            raise Invalid("too_long", value)
+
+    return check
+
+
+def _tightest(bound: Callable[..., int], *limits: int | None) -> int | None:
+    given = [limit for limit in limits if limit is not None]
+    return bound(given) if given else None
+
+
+def _prepend(error: Invalid, key: str | int) -> None:
+    error.path = (key, *error.path)
+
+
+_CONTAINERS: dict[str, Callable[[list[Any]], Any]] = {
+    "tuple": tuple,
+    "set": set,
+    "frozenset": frozenset,
+}
+
+
+def _array(t: ir.Type, resolver: Resolver) -> Coercer:
+    if t.prefix_items:
+        return _fixed_array(t, resolver)
+    item = build_coercer(t.items, resolver) if t.items is not None else _identity
+    container = _CONTAINERS.get(t.py)
+    size = _sized(
+        _tightest(max, t.min_items, t.min_length),
+        _tightest(min, t.max_items, t.max_length),
+    )
+
+    def array(value: Any) -> Any:
+        if not isinstance(value, list | tuple):
+            raise Invalid("expected_array", value)
+        if size is not None:
+            size(value)
+        if item is _identity:
+            items = list(value)
+        else:
+            items = []
+            for index, element in enumerate(value):
+                try:
+                    items.append(item(element))
+                except Invalid as error:
+                    _prepend(error, index)
+                    raise
+        if container is None:
+            return items
+        try:
+            return container(items)
+        except Exception:
+            pass
+        for index, restored in enumerate(items):
+            try:
+                hash(restored)
+            except Exception:
+                raise Invalid("unhashable_item", value[index], (index,)) from None
+        raise Invalid("unhashable_item", value)
+
+    return array
+
+
+def _fixed_array(t: ir.Type, resolver: Resolver) -> Coercer:
+    positions = tuple(build_coercer(item, resolver) for item in t.prefix_items)
+    length = len(positions)
+
+    def fixed_array(value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise Invalid("expected_array", value)
+        if len(value) != length:
+            raise Invalid("wrong_length", value)
+        items = []
+        for index, (coerce, element) in enumerate(zip(positions, value, strict=True)):
+            try:
+                items.append(coerce(element))
+            except Invalid as error:
+                _prepend(error, index)
+                raise
+        return tuple(items)
+
+    return fixed_array
+
+
+# Objects ------------------------------------------------------------------------------------
+
+
+def _constructor(t: ir.Type, resolver: Resolver) -> Callable[..., Any] | None:
+    """The class an object is restored as; None for a plain ``dict`` (also when unresolvable)."""
+    if t.py not in ("dataclass", "namedtuple", "struct"):
+        return None
+    try:
+        return resolver.cls(t.ref)
+    except LookupError:
+        return None
+
+
+def _object(t: ir.Type, resolver: Resolver) -> Coercer:
+    fields = tuple(
+        (
+            field.name,
+            build_coercer(field.type, resolver),
+            field.required,
+            not field.required and not accepts_null(field.type),
+        )
+        for field in t.fields
+    )
+    names = frozenset(name for name, *_ in fields)
+    additional = build_coercer(t.additional, resolver) if t.additional is not None else None
+    make = _constructor(t, resolver)
+    size = _sized(t.min_length, t.max_length)
+
+    def undeclared(value: Mapping[Any, Any]) -> list[str]:
+        """The keys no field declares, in input order; raises for the ones not allowed."""
+        keys = [key for key in value if key not in names]
+        for key in keys:
+            if not isinstance(key, str):
+                raise Invalid("non_string_key", key)
+        if keys and additional is None:
+            raise Invalid("unknown_field", value[keys[0]], (keys[0],))
+        return keys
+
+    def obj(value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise Invalid("expected_object", value)
+        if size is not None:
+            size(value)
+        out: dict[str, Any] = {}
+        seen = 0
+        # Keys are checked before fields; counting the declared keys met on the way keeps
+        # that check off the happy path.
+        for name, coerce, required, null_is_absent in fields:
+            if name in value:
+                seen += 1
+                element = value[name]
+                if element is None and null_is_absent:
+                    continue
+                try:
+                    out[name] = coerce(element)
+                except Invalid as error:
+                    undeclared(value)
+                    _prepend(error, name)
+                    raise
+            elif required:
+                undeclared(value)
+                raise Invalid("missing_field", None, (name,))
+        if seen != len(value):
+            keys = undeclared(value)
+            if additional is not None:
+                for key in keys:
+                    try:
+                        out[key] = additional(value[key])
+                    except Invalid as error:
+                        _prepend(error, key)
+                        raise
+        if make is None:
+            return out
+        try:
+            return make(**out)
+        except Exception:
+            raise Invalid("invalid_value", value) from None
+
+    return obj
+
+
+# Unions -------------------------------------------------------------------------------------
+
+
+def _union(t: ir.Type, resolver: Resolver) -> Coercer:
+    variants = tuple(build_coercer(variant, resolver) for variant in t.variants)
+    if len(variants) == 1:
+        return variants[0]
+
+    def union(value: Any) -> Any:
+        # When exactly one variant got past the shape check (its error lies deeper inside the
+        # value), that variant is what the model meant: report its error, not a bare mismatch.
+        deeper: list[Invalid] = []
+        for coerce in variants:
+            try:
+                return coerce(value)
+            except Invalid as error:
+                if error.path:
+                    deeper.append(error)
+        if len(deeper) == 1:
+            raise deeper[0]
+        raise Invalid("no_matching_type", value)
+
+    return union
+
+
+_BUILDERS: dict[str, Callable[[ir.Type, Resolver], Coercer]] = {
+    "any": _any,
+    "null": _null,
+    "boolean": _boolean,
+    "integer": _integer,
+    "number": _number,
+    "string": _string,
+    "enum": _enum,
+    "array": _array,
+    "object": _object,
+    "union": _union,
+}

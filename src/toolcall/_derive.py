@@ -1,0 +1,406 @@
+"""A marked module or a single function -> ``ir.Tool``: discovery, defaults, descriptions.
+
+Descriptions come from the source's AST (``_source``), never from ``__doc__``, so a
+process started with ``-OO`` derives the same IR as one started without it. Every
+surprise is a ``ToolcallWarning`` pointing at the function's own file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import types
+import typing
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolcall import ir
+from toolcall._docstrings import parse_docstring
+from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, Param, ToolcallWarning
+from toolcall._source import SourceDocs, module_docs, object_docs
+from toolcall._types import (
+    TypeResolver,
+    default_fits,
+    doc_metadata,
+    is_documenting_type,
+    json_default,
+    param_override,
+    unwrap_annotated,
+)
+
+__all__ = ["Derived", "derive_function", "derive_module", "is_marked", "providers_of"]
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_ALIAS_DEPTH = 20
+
+
+@dataclass
+class Derived:
+    """A derived module: the IR plus the live objects met on the way (never cached)."""
+
+    ir: ir.ModuleIR
+    functions: dict[str, Callable[..., Any]]
+    classes: dict[str, Any]
+    providers: dict[str, Any]
+    dep_modules: set[str] = field(default_factory=set)
+
+
+def is_marked(module: types.ModuleType) -> bool:
+    """Only the literal ``__toolcall__ = True`` marks a module (not any truthy value)."""
+    return getattr(module, "__toolcall__", None) is True
+
+
+def providers_of(module: types.ModuleType) -> list[Any]:
+    """``__toolcall_types__`` entries, classes instantiated once without arguments."""
+    entries = getattr(module, "__toolcall_types__", ()) or ()
+    providers = []
+    for entry in entries:
+        if isinstance(entry, type):
+            entry = entry()
+        providers.append(entry)
+    return providers
+
+
+def candidates(module: types.ModuleType) -> list[Callable[..., Any]]:
+    """The module's tools: public functions defined here under their own name, in order."""
+    names = getattr(module, "__all__", None)
+    allowed = set(names) if names is not None else None
+    found: list[Callable[..., Any]] = []
+    for name, obj in vars(module).items():
+        if name.startswith("_") or (allowed is not None and name not in allowed):
+            continue
+        if not inspect.isfunction(obj) or obj.__name__ != name or name == "<lambda>":
+            continue
+        if getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if getattr(obj, EXCLUDE_ATTR, False):
+            continue
+        found.append(obj)
+    found.sort(key=_first_line)
+    return found
+
+
+def _first_line(fn: Callable[..., Any]) -> int:
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return code.co_firstlineno if code is not None else 0
+
+
+def derive_module(module: types.ModuleType) -> Derived:
+    """Derive every tool of a marked module, issuing the derivation warnings."""
+    providers = providers_of(module)
+    docs = module_docs(module)
+    derivation = _Derivation(providers, module)
+    tools: list[ir.Tool] = []
+    functions: dict[str, Callable[..., Any]] = {}
+    for fn in candidates(module):
+        tool = derivation.tool(fn, docs)
+        if tool is not None:
+            tools.append(tool)
+            functions[tool.name] = fn
+    resolver = derivation.resolver
+    return Derived(
+        ir=ir.ModuleIR(module=module.__name__, tools=tuple(tools)),
+        functions=functions,
+        classes=resolver.classes,
+        providers=resolver.provider_instances,
+        dep_modules=resolver.dep_modules - {module.__name__},
+    )
+
+
+def derive_function(fn: Callable[..., Any]) -> tuple[ir.Tool, Derived]:
+    """Derive one function anywhere (runtime tools); raises ``TypeError`` if it cannot be a tool."""
+    if not callable(fn) or not hasattr(fn, "__name__"):
+        msg = f"expected a function, got {type(fn).__name__}"
+        raise TypeError(msg)
+    module = inspect.getmodule(fn)
+    providers = providers_of(module) if module is not None else []
+    derivation = _Derivation(providers, module)
+    tool = derivation.tool(fn, object_docs(fn))
+    if tool is None:
+        msg = f"{fn.__qualname__} has parameters but no annotations, so it cannot be a tool"
+        raise TypeError(msg)
+    resolver = derivation.resolver
+    derived = Derived(
+        ir=ir.ModuleIR(module=tool.module, tools=(tool,)),
+        functions={tool.name: fn},
+        classes=resolver.classes,
+        providers=resolver.provider_instances,
+        dep_modules=resolver.dep_modules,
+    )
+    return tool, derived
+
+
+class _Derivation:
+    """State shared by the tools of one module: the type resolver and the warning target."""
+
+    def __init__(self, providers: list[Any], module: types.ModuleType | None) -> None:
+        self.module = module
+        self._where: tuple[str, int] = ("<unknown>", 0)
+        self.resolver = TypeResolver(providers, self.warn, _field_docs)
+
+    def warn(self, message: str) -> None:
+        filename, lineno = self._where
+        warnings.warn_explicit(message, ToolcallWarning, filename, lineno)
+
+    def tool(self, fn: Callable[..., Any], docs: SourceDocs | None) -> ir.Tool | None:
+        inner = inspect.unwrap(fn)
+        code = getattr(inner, "__code__", None)
+        self._where = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
+        name = fn.__name__
+        qualname = fn.__qualname__
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self.warn(f"{qualname}: no inspectable signature; skipped")
+            return None
+        params = signature.parameters
+        annotated = signature.return_annotation is not inspect.Signature.empty or any(
+            p.annotation is not inspect.Parameter.empty for p in params.values()
+        )
+        if params and not annotated:
+            self.warn(
+                f"{qualname} has parameters but no annotations; it is not a tool "
+                "(annotate it, or mark it @toolcall.exclude)"
+            )
+            return None
+        if not TOOL_NAME.match(name):
+            self.warn(
+                f"{qualname}: tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$, "
+                "which providers require; `toolcall export` will refuse it"
+            )
+        raw_doc = docs.functions.get(qualname) if docs is not None else None
+        if raw_doc is None:
+            raw_doc = inner.__doc__
+        description, param_docs = parse_docstring(raw_doc)
+        hints = _hints(fn)
+        overrides: dict[str, Param] = getattr(fn, PARAMS_ATTR, {})
+        for missing in overrides.keys() - params.keys():
+            self.warn(f"{qualname}: @toolcall.param names {missing!r}, which it does not have")
+        for missing in param_docs.keys() - params.keys():
+            self.warn(f"{qualname}: the docstring documents {missing!r}, which it does not have")
+        annotation_names = docs.annotations.get(qualname, {}) if docs is not None else {}
+
+        parameters: list[ir.Parameter] = []
+        kwargs_type: ir.Type | None = None
+        for p in params.values():
+            where = f"{qualname}({p.name})"
+            if p.kind is p.VAR_POSITIONAL:
+                continue
+            hint = hints.get(p.name, p.annotation)
+            if p.kind is p.VAR_KEYWORD:
+                kwargs_type = (
+                    ir.Type(kind="any")
+                    if hint is inspect.Parameter.empty
+                    else self.resolver.resolve(hint, where)
+                )
+                continue
+            parameters.append(
+                self._parameter(
+                    p,
+                    hint,
+                    where,
+                    overrides.get(p.name),
+                    param_docs.get(p.name),
+                    annotation_names.get(p.name),
+                    docs,
+                )
+            )
+        if any(p.kind is p.VAR_POSITIONAL for p in params.values()) and not parameters:
+            self.warn(
+                f"{qualname}: *args cannot be sent by a model; the tool takes no "
+                "positional values (use a list parameter)"
+            )
+        return ir.Tool(
+            name=name,
+            description=description,
+            parameters=tuple(parameters),
+            kwargs=kwargs_type,
+            is_async=inspect.iscoroutinefunction(inner),
+            module=getattr(fn, "__module__", "") or "",
+            qualname=qualname,
+        )
+
+    def _parameter(
+        self,
+        p: inspect.Parameter,
+        hint: Any,
+        where: str,
+        decorator: Param | None,
+        doc_text: str | None,
+        annotation_text: str | None,
+        docs: SourceDocs | None,
+    ) -> ir.Parameter:
+        if hint is inspect.Parameter.empty:
+            self.warn(f"{where} has no annotation; it accepts any JSON value")
+            t, extras = ir.Type(kind="any"), ()
+        else:
+            t = self.resolver.resolve(hint, where)
+            _, extras = unwrap_annotated(hint)
+        if decorator is not None and decorator.wire == "string_integer":
+            if t.kind == "integer":
+                t = ir.Type(
+                    kind="string", pattern=r"^-?\d+$", wire="string_integer", nullable=t.nullable
+                )
+            elif t.wire != "string_integer":
+                self.warn(f"{where}: wire='string_integer' needs an int, not a {t.kind}")
+        description = self._description(hint, extras, decorator, doc_text, annotation_text, docs)
+        required = p.default is inspect.Parameter.empty
+        has_default, default = False, None
+        if not required:
+            has_default, default = json_default(p.default)
+            if (
+                has_default
+                and isinstance(default, float)
+                and t.kind == "integer"
+                and (default.is_integer())
+            ):
+                default = int(default)
+            if has_default and not default_fits(default, t):
+                if default is not None:
+                    self.warn(
+                        f"{where}: the default {p.default!r} is outside the parameter's "
+                        "type, so it is not sent to the model"
+                    )
+                has_default, default = False, None
+        return ir.Parameter(
+            name=p.name,
+            type=t,
+            required=required,
+            has_default=has_default,
+            default=default,
+            description=description,
+            positional_only=p.kind is p.POSITIONAL_ONLY,
+            keyword_only=p.kind is p.KEYWORD_ONLY,
+        )
+
+    def _description(
+        self,
+        hint: Any,
+        extras: tuple[Any, ...],
+        decorator: Param | None,
+        doc_text: str | None,
+        annotation_text: str | None,
+        docs: SourceDocs | None,
+    ) -> str:
+        """Param(description) > Annotated doc metadata > docstring entry > the type's doc."""
+        if decorator is not None and decorator.description is not None:
+            return decorator.description
+        override = param_override(extras)
+        if override is not None and override.description is not None:
+            return override.description
+        annotated_doc = doc_metadata(extras)
+        if annotated_doc is not None:
+            return annotated_doc
+        if doc_text:
+            return doc_text
+        if hint is inspect.Parameter.empty:
+            return ""
+        return self._type_doc(hint, annotation_text, docs)
+
+    def _type_doc(self, hint: Any, annotation_text: str | None, docs: SourceDocs | None) -> str:
+        """The doc of the declared type, used directly or as ``T | None`` (never nested)."""
+        if annotation_text is not None and docs is not None and self.module is not None:
+            name = _declared_name(annotation_text)
+            for _ in range(_ALIAS_DEPTH):
+                if name is None:
+                    break
+                if name in docs.attributes:
+                    return _clean(docs.attributes[name])
+                if name in docs.classes:
+                    return _clean(docs.classes[name])
+                target = docs.aliases.get(name)
+                if target is None:
+                    obj = getattr(self.module, name, None)
+                    return _class_doc(obj) if isinstance(obj, type) else ""
+                name = _declared_name(target)
+        core, _ = unwrap_annotated(hint)
+        args = typing.get_args(core)
+        if typing.get_origin(core) in (typing.Union, types.UnionType) and type(None) in args:
+            rest = [a for a in args if a is not type(None)]
+            core = rest[0] if len(rest) == 1 else None
+        return _class_doc(core) if isinstance(core, type) else ""
+
+
+def _declared_name(text: str) -> str | None:
+    """``Location``, ``Location | None``, ``Optional[Location]`` -> ``Location``."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _declared_name(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [n for n in (node.left, node.right) if not _is_none(n)]
+        node = sides[0] if len(sides) == 1 else node
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name | ast.Attribute):
+        head = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
+        if head == "Optional":
+            node = node.slice
+        elif head == "Union" and isinstance(node.slice, ast.Tuple):
+            sides = [n for n in node.slice.elts if not _is_none(n)]
+            if len(sides) == 1:
+                node = sides[0]
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _class_doc(cls: type) -> str:
+    """The docstring of a TypedDict, dataclass, NamedTuple, Enum or Struct, from its source.
+
+    Other classes (``Path``, ``UUID``, ``Any``) document themselves, not the parameter.
+    """
+    if not is_documenting_type(cls):
+        return ""
+    docs = object_docs(cls)
+    if docs is None:
+        return ""
+    return _clean(docs.classes.get(cls.__qualname__, ""))
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    docs = object_docs(cls)
+    if docs is None:
+        return {}
+    prefix = cls.__qualname__ + "."
+    return {
+        key[len(prefix) :]: _clean(text)
+        for key, text in docs.attributes.items()
+        if key.startswith(prefix) and "." not in key[len(prefix) :]
+    }
+
+
+def _clean(text: str) -> str:
+    """A type's or field's doc as a description: its first paragraph, like a tool's."""
+    return parse_docstring(text)[0]
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """Evaluated annotations; one bad forward reference must not lose the others."""
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        pass
+    raw = dict(getattr(inspect.unwrap(fn), "__annotations__", {}))
+    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
+    hints: dict[str, Any] = {}
+    for name, value in raw.items():
+        try:
+            hints[name] = typing.get_type_hints(
+                _Holder(name, value), globalns=namespace, include_extras=True
+            )[name]
+        except Exception:
+            hints[name] = value if not isinstance(value, str) else typing.ForwardRef(value)
+    return hints
+
+
+class _Holder:
+    """A stand-in carrying one annotation, so ``get_type_hints`` evaluates it alone."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.__annotations__ = {name: value}

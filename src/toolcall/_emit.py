@@ -1,0 +1,62 @@
+"""The schema side of the public API: precomputed variants out, on-demand rendering of
+runtime tools.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+from toolcall import ir
+from toolcall._derive import derive_function
+from toolcall._frozen import FrozenList
+from toolcall._registry import lookup
+from toolcall._render import FORMATS
+from toolcall._render import render as _render
+
+__all__ = ["derive", "describe", "emit", "render", "tool_names"]
+
+ModuleRef = types.ModuleType | str
+
+
+def emit(module: ModuleRef, format: str = "openai", *, strict: bool = False) -> FrozenList:
+    """The tool definitions of a marked module, as the provider's ``tools`` field takes them.
+
+    Rendered once when the module was processed; this is a lookup. The result is
+    read-only (``copy.deepcopy`` it to change it), so no caller can alter what the next
+    call returns.
+
+    Examples
+    --------
+    >>> import toolcall
+    >>> toolcall.emit("examples.weather", "anthropic")[0]["name"]
+    'get_weather'
+    """
+    variants = lookup(module).variants
+    try:
+        return variants[format, strict]
+    except (KeyError, TypeError):
+        msg = f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}"
+        raise ValueError(msg) from None
+
+
+def describe(module: ModuleRef) -> FrozenList:
+    """``[{"module", "name", "description", "parameters"}]``: the tools without an envelope."""
+    return lookup(module).describe
+
+
+def tool_names(module: ModuleRef) -> tuple[str, ...]:
+    """The module's tool names, in definition order."""
+    return lookup(module).tool_names
+
+
+def derive(fn: Callable[..., Any]) -> ir.Tool:
+    """The IR of any annotated function, for tools built while the program runs."""
+    tool, _ = derive_function(fn)
+    return tool
+
+
+def render(tool: ir.Tool, format: str = "openai", *, strict: bool = False) -> dict[str, Any]:
+    """Render one ``ir.Tool`` on demand (a fresh, mutable dict each call)."""
+    return _render(tool, format, strict)

@@ -1,0 +1,159 @@
+"""The import hook: notice marked modules as they are imported, so their tools are ready.
+
+toolcall only *observes*: the standard loaders compile, cache bytecode and execute; once a
+module has executed, a marked one is handed to the registry. Nothing is rewritten.
+
+Why a ``sys.path_hooks`` entry and not a finder at ``sys.meta_path[0]``: a meta-path finder
+that asks ``PathFinder`` directly takes the import away from every finder behind it, which
+silently disables other hooks such as pytest's assertion rewriting (beartype documents the
+same trap). A path hook instead hands out ordinary ``FileFinder`` objects whose loaders are
+subclasses of the standard ones, so meta-path hooks ahead of it keep working,
+``isinstance(spec.loader, SourceFileLoader)`` stays true, and ``pkgutil`` still recognises
+the finders. Anything the hook never sees (zip files, custom loaders, modules imported before
+``install``) is processed lazily on first use: the hook is an accelerator, never a requirement.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import types
+from collections.abc import Callable
+from importlib.abc import PathEntryFinder
+from importlib.machinery import (
+    BYTECODE_SUFFIXES,
+    EXTENSION_SUFFIXES,
+    SOURCE_SUFFIXES,
+    ExtensionFileLoader,
+    FileFinder,
+    SourceFileLoader,
+    SourcelessFileLoader,
+)
+
+__all__ = [
+    "ToolcallSourceLoader",
+    "ToolcallSourcelessLoader",
+    "autoinstall",
+    "install",
+    "installed",
+    "uninstall",
+]
+
+_log = logging.getLogger("toolcall")
+
+
+def _observe(module: types.ModuleType) -> None:
+    """Process a freshly executed marked module; a failure here must never fail the import.
+
+    The registry is looked up at call time, not imported at module level: it pulls in the
+    whole library, and this module is imported by ``toolcall/__init__`` itself.
+    """
+    try:
+        from toolcall import _registry
+
+        _registry.process(module)
+    except Exception:
+        _log.debug(
+            "processing %s at import failed; it will be retried on first use",
+            module.__name__,
+            exc_info=True,
+        )
+
+
+class ToolcallSourceLoader(SourceFileLoader):
+    """``SourceFileLoader`` that processes a module marked ``__toolcall__ = True`` after it ran."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        super().exec_module(module)
+        # The marker rule of ``_derive.is_marked``, inlined: this line runs for every import.
+        if getattr(module, "__toolcall__", None) is True:
+            _observe(module)
+
+
+class ToolcallSourcelessLoader(SourcelessFileLoader):
+    """The same for ``.pyc``-only deployments (``compileall -b``, sources deleted)."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        super().exec_module(module)
+        if getattr(module, "__toolcall__", None) is True:
+            _observe(module)
+
+
+# The standard order (extensions, source, bytecode) decides which file wins when several
+# share a module name; keeping it means installing the hook never changes what is imported.
+_LOADER_DETAILS = (
+    (ExtensionFileLoader, EXTENSION_SUFFIXES),
+    (ToolcallSourceLoader, SOURCE_SUFFIXES),
+    (ToolcallSourcelessLoader, BYTECODE_SUFFIXES),
+)
+
+_FILE_FINDER_HOOK = "FileFinder.path_hook.<locals>.path_hook_for_FileFinder"
+
+_lock = threading.Lock()
+_hook: Callable[[str], PathEntryFinder] | None = None
+
+
+def installed() -> bool:
+    """Whether the hook is in ``sys.path_hooks`` now (someone else may have removed it)."""
+    return _hook is not None and _hook in sys.path_hooks
+
+
+def install() -> None:
+    """Put the hook just before the standard ``FileFinder`` hook; a second call does nothing.
+
+    Just before the standard hook, not at the front: a path hook another library placed
+    earlier (beartype's claw) keeps priority, as it had before toolcall was imported.
+    """
+    global _hook
+    with _lock:
+        if installed():
+            return
+        _hook = FileFinder.path_hook(*_LOADER_DETAILS)
+        sys.path_hooks.insert(_standard_hook_index(), _hook)
+        _drop_file_finders()
+
+
+def uninstall() -> None:
+    """Remove the hook; directories already searched get standard finders on their next use."""
+    global _hook
+    with _lock:
+        if _hook is None:
+            return
+        while _hook in sys.path_hooks:
+            sys.path_hooks.remove(_hook)
+        _hook = None
+        _drop_file_finders()
+
+
+def autoinstall() -> None:
+    """What ``import toolcall`` does: install, unless ``TOOLCALL_HOOK=0`` opts out."""
+    if os.environ.get("TOOLCALL_HOOK") != "0":
+        install()
+
+
+def _standard_hook_index() -> int:
+    """Position of the standard ``FileFinder`` hook (the last one of its kind), else the end.
+
+    CPython appends it at start-up, and other libraries insert theirs at the front, so the
+    last ``FileFinder`` path hook in the list is the standard one.
+    """
+    for index in range(len(sys.path_hooks) - 1, -1, -1):
+        if getattr(sys.path_hooks[index], "__qualname__", None) == _FILE_FINDER_HOOK:
+            return index
+    return len(sys.path_hooks)
+
+
+def _drop_file_finders() -> None:
+    """Forget cached plain ``FileFinder`` objects so the next import builds them via the hooks.
+
+    A finder is bound to its loaders when created, so the ones cached before ``install``
+    would never use ours (and ours would outlive ``uninstall``). Any plain ``FileFinder`` is
+    safe to drop: the path hooks rebuild an equivalent one, at the cost of one directory
+    listing. Zip importers and other finder types are left alone.
+    """
+    cache = sys.path_importer_cache
+    for path, finder in list(cache.items()):
+        if type(finder) is FileFinder:
+            cache.pop(path, None)

@@ -1,0 +1,189 @@
+"""A tool's dispatch plan: model arguments in, ``Ok`` / ``Err`` out.
+
+Built once per tool from its IR, the live function and a resolver. The general path checks
+the arguments in the SPEC's order (a mapping, string keys, no unknown keys, then each
+parameter in declaration order), restores every value through the coercers of
+:mod:`toolcall._coerce` and calls the function, positional-only parameters positionally
+and the rest by keyword, omitted optionals not passed at all so that the function's own
+defaults apply. A tool of plain scalars first goes through its generated fast path
+(:mod:`toolcall._fastpath`), which falls back to the general path at the first deviation.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from toolcall import ir
+from toolcall._coerce import Coercer, Invalid, Resolver, accepts_null, build_coercer
+from toolcall._fastpath import build_fastpath, tool_exited, tool_raised
+from toolcall._result import Err, Ok, ToolError
+
+__all__ = ["ToolPlan", "build_plan"]
+
+Result = Ok[Any] | Err
+
+
+class ToolPlan:
+    """How to dispatch one tool.
+
+    ``run(args)`` validates, restores and calls, and never raises for bad input; an async
+    tool answers ``async_tool`` without being called. ``arun(args)`` awaits async tools and
+    calls plain ones inline. Both are attributes holding the prepared function itself (the
+    generated fast path when there is one) rather than methods, so a call pays no extra
+    frame for the indirection.
+    """
+
+    __slots__ = ("arun", "is_async", "name", "run")
+
+    def __init__(
+        self,
+        name: str,
+        is_async: bool,
+        run: Callable[[Any], Result],
+        arun: Callable[[Any], Awaitable[Result]],
+    ) -> None:
+        self.name = name
+        self.is_async = is_async
+        self.run = run
+        self.arun = arun
+
+    def __repr__(self) -> str:
+        return f"<ToolPlan {self.name}{' (async)' if self.is_async else ''}>"
+
+
+class _Parameter:
+    __slots__ = ("coerce", "name", "null_is_absent", "positional_only", "required")
+
+    def __init__(self, parameter: ir.Parameter, resolver: Resolver) -> None:
+        self.name = parameter.name
+        self.coerce = build_coercer(parameter.type, resolver)
+        self.required = parameter.required
+        self.positional_only = parameter.positional_only
+        # explicit-null rule: None for an optional value whose type has no None means "absent"
+        self.null_is_absent = not parameter.required and not accepts_null(parameter.type)
+
+
+class _Binder:
+    """Turns model arguments into the call's positional and keyword arguments."""
+
+    __slots__ = ("declared", "extra", "names", "parameters")
+
+    def __init__(self, tool: ir.Tool, resolver: Resolver) -> None:
+        self.parameters = tuple(_Parameter(p, resolver) for p in tool.parameters)
+        self.names = tuple(p.name for p in tool.parameters)
+        self.declared = frozenset(self.names)
+        self.extra = build_coercer(tool.kwargs, resolver) if tool.kwargs is not None else None
+
+    def bind(self, args: Any) -> tuple[list[Any], dict[str, Any]] | Err:
+        if not isinstance(args, Mapping):
+            return Err(ToolError.invalid_arguments(args))
+        undeclared = [key for key in args if key not in self.declared]
+        if undeclared:
+            non_string = tuple(key for key in undeclared if not isinstance(key, str))
+            if non_string:
+                return Err(ToolError.non_string_arguments(non_string))
+            if self.extra is None:
+                return Err(ToolError.unknown_arguments(tuple(sorted(undeclared)), self.names))
+        positional: list[Any] = []
+        keywords: dict[str, Any] = {}
+        skipped: str | None = None  # the first omitted positional-only optional
+        for index, p in enumerate(self.parameters):
+            given = p.name in args and not (args[p.name] is None and p.null_is_absent)
+            if not given:
+                if p.required:
+                    return Err(ToolError.missing_argument(p.name))
+                if p.positional_only and skipped is None:
+                    skipped = p.name
+                continue
+            if p.positional_only and skipped is not None:
+                return Err(ToolError.argument_gap(skipped, self._given_after(args, index)))
+            try:
+                value = _coerce(p.coerce, args[p.name])
+            except Invalid as error:
+                return Err(
+                    ToolError.invalid_argument((p.name, *error.path), error.reason, error.value)
+                )
+            if p.positional_only:
+                positional.append(value)
+            else:
+                keywords[p.name] = value
+        if undeclared and self.extra is not None:
+            for key in undeclared:
+                try:
+                    keywords[key] = _coerce(self.extra, args[key])
+                except Invalid as error:
+                    return Err(
+                        ToolError.invalid_argument((key, *error.path), error.reason, error.value)
+                    )
+        return positional, keywords
+
+    def _given_after(self, args: Mapping[str, Any], index: int) -> tuple[str, ...]:
+        return tuple(
+            p.name
+            for p in self.parameters[index:]
+            if p.positional_only
+            and p.name in args
+            and not (args[p.name] is None and p.null_is_absent)
+        )
+
+
+def _coerce(coerce: Coercer, value: Any) -> Any:
+    try:
+        return coerce(value)
+    except RecursionError:
+        # only when run is entered with the stack nearly full: coercion is as deep as the type
+        raise Invalid("too_deep", value) from None
+
+
+def build_plan(tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver) -> ToolPlan:
+    """The dispatch plan of ``tool``, calling ``fn``; classes and providers via ``resolver``.
+
+    Nothing the IR names has to resolve: an unknown class restores as the plain JSON shape.
+    """
+    binder = _Binder(tool, resolver)
+    name = tool.name
+    is_async = tool.is_async or inspect.iscoroutinefunction(fn)
+
+    def general(args: Any) -> Result:
+        bound = binder.bind(args)
+        if isinstance(bound, Err):
+            return bound
+        positional, keywords = bound
+        try:
+            value = fn(*positional, **keywords)
+        except Exception as exc:
+            return tool_raised(name, exc)
+        except SystemExit as exc:
+            return tool_exited(exc)
+        return Ok(value)
+
+    async def general_async(args: Any) -> Result:
+        bound = binder.bind(args)
+        if isinstance(bound, Err):
+            return bound
+        positional, keywords = bound
+        try:
+            value = await fn(*positional, **keywords)
+        except Exception as exc:
+            return tool_raised(name, exc)
+        except SystemExit as exc:
+            return tool_exited(exc)
+        return Ok(value)
+
+    if is_async:
+        refused = Err(ToolError.async_tool(name))
+
+        def refuse(args: Any) -> Result:
+            return refused
+
+        awaiting = build_fastpath(tool, fn, is_async=True, fallback=general_async)
+        return ToolPlan(name, True, refuse, awaiting or general_async)
+
+    calling = build_fastpath(tool, fn, is_async=False, fallback=general) or general
+
+    async def inline(args: Any) -> Result:
+        return calling(args)
+
+    return ToolPlan(name, False, calling, inline)

@@ -1,0 +1,177 @@
+"""Processed modules: the one place ``emit``, ``run`` and ``describe`` read from.
+
+A marked module is processed once (by the import hook, or lazily on first use when the
+hook never saw it): its IR is derived, every variant rendered and frozen, and a dispatch
+plan built per tool. Later calls are a dict lookup.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from toolcall import ir
+from toolcall._derive import Derived, derive_module, is_marked, providers_of
+from toolcall._frozen import FrozenList
+from toolcall._plan import ToolPlan, build_plan
+from toolcall._render import render_variants
+from toolcall._types import class_ref
+
+__all__ = ["ModuleEntry", "NotAToolModule", "build_entry", "lookup", "process"]
+
+
+class NotAToolModule(TypeError):
+    """The module does not declare ``__toolcall__ = True``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleEntry:
+    """Everything the public API needs about one processed module, prebuilt."""
+
+    module: types.ModuleType | None
+    name: str
+    ir: ir.ModuleIR
+    variants: dict[tuple[str, bool], FrozenList]
+    describe: FrozenList
+    tool_names: tuple[str, ...]
+    plans: dict[str, ToolPlan]
+
+
+class LiveResolver:
+    """Finds the live classes and providers an IR names, for dispatch plans.
+
+    A freshly derived module hands over what derivation met; an IR read from the cache
+    starts empty and imports by ``module:qualname`` on demand.
+    """
+
+    def __init__(self, classes: dict[str, Any], providers: dict[str, Any]) -> None:
+        self._classes = classes
+        self._providers = providers
+
+    def cls(self, ref: str) -> type:
+        found = self._classes.get(ref)
+        if found is None:
+            found = import_ref(ref)
+            self._classes[ref] = found
+        return found  # type: ignore[no-any-return]
+
+    def provider(self, ref: str) -> Any:
+        try:
+            return self._providers[ref]
+        except KeyError:
+            msg = f"no type provider {ref}"
+            raise LookupError(msg) from None
+
+
+def import_ref(ref: str) -> Any:
+    """``"pkg.mod:Outer.Inner"`` -> the object; ``LookupError`` when it is not reachable."""
+    module_name, _, qualname = ref.partition(":")
+    try:
+        obj: Any = sys.modules.get(module_name) or importlib.import_module(module_name)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception as exc:
+        msg = f"cannot find {ref}"
+        raise LookupError(msg) from exc
+    return obj
+
+
+_entries: dict[str, ModuleEntry] = {}
+_lock = threading.RLock()
+
+
+def build_entry(
+    module: types.ModuleType | None,
+    module_ir: ir.ModuleIR,
+    functions: dict[str, Callable[..., Any]],
+    resolver: LiveResolver,
+    variants: dict[tuple[str, bool], FrozenList] | None = None,
+) -> ModuleEntry:
+    """Plans for every tool, plus the rendered variants (rendered now unless given)."""
+    if variants is None:
+        variants = render_variants(module_ir.tools, module_ir.module)
+    variants = dict(variants)
+    describe = variants.pop(("describe", False))
+    plans = {
+        tool.name: build_plan(tool, functions[tool.name], resolver) for tool in module_ir.tools
+    }
+    return ModuleEntry(
+        module=module,
+        name=module_ir.module,
+        ir=module_ir,
+        variants=variants,
+        describe=describe,
+        tool_names=tuple(tool.name for tool in module_ir.tools),
+        plans=plans,
+    )
+
+
+def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> ModuleEntry:
+    resolver = LiveResolver(derived.classes, derived.providers)
+    return build_entry(module, derived.ir, derived.functions, resolver)
+
+
+def entry_from_ir(
+    module: types.ModuleType,
+    module_ir: ir.ModuleIR,
+    variants: dict[tuple[str, bool], FrozenList] | None,
+) -> ModuleEntry:
+    """An entry for an IR that was not derived in this process (read from the cache)."""
+    providers = {class_ref(type(p)): p for p in providers_of(module)}
+    functions = {
+        tool.name: import_ref(f"{module.__name__}:{tool.qualname}") for tool in module_ir.tools
+    }
+    return build_entry(module, module_ir, functions, LiveResolver({}, providers), variants)
+
+
+def process(module: types.ModuleType) -> ModuleEntry:
+    """Derive (or reuse) a marked module's entry and register it."""
+    with _lock:
+        entry = entry_from_derived(module, derive_module(module))
+        _entries[module.__name__] = entry
+        return entry
+
+
+def register(entry: ModuleEntry) -> None:
+    with _lock:
+        _entries[entry.name] = entry
+
+
+def lookup(module: types.ModuleType | str) -> ModuleEntry:
+    """The entry of a module object or dotted name, processing it on first use."""
+    if type(module) is str:
+        entry = _entries.get(module)
+        if entry is not None:
+            return entry
+        return _lookup_slow(module)
+    entry = _entries.get(getattr(module, "__name__", ""))
+    if entry is not None and entry.module is module:
+        return entry
+    return _lookup_slow(module)
+
+
+def _lookup_slow(module: object) -> ModuleEntry:
+    if isinstance(module, str):
+        module = sys.modules.get(module) or importlib.import_module(module)
+        entry = _entries.get(module.__name__)
+        if entry is not None and entry.module is module:
+            return entry
+    if not isinstance(module, types.ModuleType):
+        msg = f"expected a module or a dotted module name, got {type(module).__name__}"
+        raise TypeError(msg)
+    if not is_marked(module):
+        msg = (
+            f"{module.__name__} is not a tool module: add `__toolcall__ = True` at its top "
+            "to make its public functions tools"
+        )
+        raise NotAToolModule(msg)
+    with _lock:
+        entry = _entries.get(module.__name__)
+        if entry is not None and entry.module is module:
+            return entry
+        return process(module)

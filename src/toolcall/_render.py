@@ -1,0 +1,360 @@
+"""Rendering: an ``ir.Tool`` becomes a JSON Schema and a provider's tool definition.
+
+Rendering reads only the IR, so a tool from the cache, from ``derive`` or built by hand
+renders the same way. It runs in two layers, the shape pydantic-ai uses: one walker turns an
+``ir.Type`` into a schema, with the strict rules (SPEC section 4) applied at every depth when
+asked; a thin envelope per format wraps the arguments schema.
+
+Decisions the SPEC leaves open:
+
+- Schemas are always inlined: no ``$ref``/``$defs`` (several MCP clients and Bedrock reject
+  them) and no ``title``.
+- A provider envelope omits ``"description"`` when the tool has none: OpenAI, Anthropic and
+  MCP all accept a tool without one, and an empty string is noise in the prompt. ``describe``
+  always has the key (``""`` when there is none), since it is a listing, not a provider input.
+- The arguments object always has ``properties`` and ``required``, even when empty, so every
+  provider sees an ordinary object schema.
+- Strict mode keeps what it cannot express as close as it can and reports it (see
+  `strict_problems`): an open object is closed, a tuple keeps only its length, and ``Any``
+  keeps the schema ``{}``, which a strict provider may reject.
+- A strict tuple's ``items`` is the one schema all its positions share, else an ``anyOf`` of
+  the distinct ones, so the model is still told which kinds of values may appear.
+
+Examples
+--------
+>>> from toolcall import ir
+>>> tool = ir.Tool(
+...     name="echo",
+...     parameters=(ir.Parameter(name="times", type=ir.Type(kind="integer"), required=False),),
+... )
+>>> definition = render(tool, "openai", strict=True)["function"]
+>>> definition["strict"], definition["parameters"]["required"]
+(True, ['times'])
+>>> definition["parameters"]["properties"]
+{'times': {'type': ['integer', 'null']}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+from toolcall import ir
+from toolcall._frozen import FrozenList, freeze, thaw
+
+__all__ = [
+    "FORMATS",
+    "describe_entry",
+    "parameters_schema",
+    "render",
+    "render_variants",
+    "strict_problems",
+]
+
+FORMATS: Final[tuple[str, ...]] = ("openai", "anthropic", "mcp")
+
+_CONSTRAINTS: Final = (
+    ("format", "format"),
+    ("pattern", "pattern"),
+    ("content_encoding", "contentEncoding"),
+    ("min_length", "minLength"),
+    ("max_length", "maxLength"),
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusive_minimum", "exclusiveMinimum"),
+    ("exclusive_maximum", "exclusiveMaximum"),
+    ("multiple_of", "multipleOf"),
+)
+
+_SCALARS: Final = frozenset({"null", "boolean", "integer", "number", "string"})
+
+# How a problem names the value type of an open object, in Python terms.
+_PY_NAMES: Final = {
+    "any": "Any",
+    "null": "None",
+    "boolean": "bool",
+    "integer": "int",
+    "number": "float",
+    "string": "str",
+}
+
+
+def parameters_schema(tool: ir.Tool, *, strict: bool = False) -> dict[str, Any]:
+    """Return the JSON Schema of *tool*'s arguments object, a fresh plain dict.
+
+    Examples
+    --------
+    >>> from toolcall import ir
+    >>> tool = ir.Tool(name="f", parameters=(ir.Parameter(name="x", type=ir.Type(kind="any")),))
+    >>> parameters_schema(tool)
+    {'type': 'object', 'properties': {'x': {}}, 'required': ['x'], 'additionalProperties': False}
+    """
+    return _parameters(tool, strict, [])
+
+
+def render(tool: ir.Tool, fmt: str, strict: bool = False) -> dict[str, Any]:
+    """Return *tool*'s definition for *fmt* (one of `FORMATS`), a fresh plain dict.
+
+    This renders on every call; modules are rendered once by `render_variants` instead.
+
+    Raises
+    ------
+    ValueError
+        *fmt* is not one of `FORMATS`.
+    """
+    if fmt not in FORMATS:
+        expected = ", ".join(repr(name) for name in FORMATS)
+        msg = f"unknown format {fmt!r}; expected one of {expected}"
+        raise ValueError(msg)
+    return _envelope(tool, fmt, strict, _parameters(tool, strict, []))
+
+
+def describe_entry(tool: ir.Tool, module: str) -> dict[str, Any]:
+    """Return *tool*'s ``describe`` entry: its module, name, description and schema."""
+    return _describe(tool, module, _parameters(tool, False, []))
+
+
+def strict_problems(tool: ir.Tool) -> list[str]:
+    """Return what strict mode cannot express in *tool*, one human-readable line each.
+
+    Each line names the tool and the property path (``filters.tags[]``, ``pair[0]``,
+    ``**kwargs``) and says what the strict schema does instead; duplicates are dropped.
+
+    Examples
+    --------
+    >>> from toolcall import ir
+    >>> mapping = ir.Type(kind="object", py="dict", additional=ir.Type(kind="string"))
+    >>> strict_problems(ir.Tool(name="f", parameters=(ir.Parameter(name="tags", type=mapping),)))
+    ['f: tags (dict[str, str]) is an open object, which strict mode cannot express; it is closed']
+    """
+    problems: list[str] = []
+    _parameters(tool, True, problems)
+    return [f"{tool.name}: {problem}" for problem in dict.fromkeys(problems)]
+
+
+def render_variants(tools: Sequence[ir.Tool], module: str) -> dict[tuple[str, bool], FrozenList]:
+    """Render every variant of a module's tools once, as read-only lists in tool order.
+
+    Keys are ``(fmt, strict)`` for every format in `FORMATS` and both strict values, plus
+    ``("describe", False)``. Each tool's schema is rendered once per strict value and the
+    frozen result is shared by every envelope that carries it.
+    """
+    loose = [freeze(_parameters(tool, False, [])) for tool in tools]
+    strict = [freeze(_parameters(tool, True, [])) for tool in tools]
+    variants: dict[tuple[str, bool], FrozenList] = {}
+    for fmt in FORMATS:
+        for flag, schemas in ((False, loose), (True, strict)):
+            variants[fmt, flag] = FrozenList(
+                _envelope(tool, fmt, flag, schema)
+                for tool, schema in zip(tools, schemas, strict=True)
+            )
+    variants["describe", False] = FrozenList(
+        _describe(tool, module, schema) for tool, schema in zip(tools, loose, strict=True)
+    )
+    return variants
+
+
+def _envelope(tool: ir.Tool, fmt: str, strict: bool, schema: dict[str, Any]) -> dict[str, Any]:
+    if fmt == "openai":
+        function: dict[str, Any] = {"name": tool.name}
+        if tool.description:
+            function["description"] = tool.description
+        function["parameters"] = schema
+        if strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+    definition: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        definition["description"] = tool.description
+    if fmt == "anthropic":
+        definition["input_schema"] = schema
+        if strict:
+            definition["strict"] = True
+    else:
+        definition["inputSchema"] = schema
+    return definition
+
+
+def _describe(tool: ir.Tool, module: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "module": module,
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": schema,
+    }
+
+
+def _parameters(tool: ir.Tool, strict: bool, problems: list[str]) -> dict[str, Any]:
+    properties, required = _properties(tool.parameters, strict, "", problems)
+    additional: dict[str, Any] | bool = False
+    if tool.kwargs is not None:
+        if strict:
+            problems.append(_open_problem("**kwargs", tool.kwargs))
+        else:
+            additional = _schema(tool.kwargs, False, "**kwargs", problems)
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": additional,
+    }
+
+
+def _properties(
+    members: Iterable[ir.Parameter | ir.Field], strict: bool, prefix: str, problems: list[str]
+) -> tuple[dict[str, Any], list[str]]:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for member in members:
+        name = member.name
+        schema = _schema(member.type, strict, f"{prefix}.{name}" if prefix else name, problems)
+        if strict:
+            # Strict providers require every property; "absent" is spelled null instead,
+            # which dispatch turns back into the default.
+            if not member.required:
+                _widen(schema)
+            required.append(name)
+        elif member.required:
+            required.append(name)
+        if member.description:
+            schema["description"] = member.description
+        if member.has_default and not strict:
+            schema["default"] = thaw(member.default)
+        properties[name] = schema
+    return properties, required
+
+
+def _schema(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str, Any]:
+    """Return a fresh schema for *t*; *problems* gets what strict mode cannot express."""
+    kind = t.kind
+    schema: dict[str, Any]
+    if kind in _SCALARS:
+        schema = {"type": kind}
+        for attr, key in _CONSTRAINTS:
+            value = getattr(t, attr)
+            if value is not None and value != "":
+                schema[key] = value
+    elif kind == "enum":
+        values = thaw(t.values)
+        json_type = _enum_type(values)
+        schema = {"enum": values} if json_type is None else {"type": json_type, "enum": values}
+    elif kind == "array":
+        schema = _array(t, strict, path, problems)
+    elif kind == "object":
+        schema = _object(t, strict, path, problems)
+    elif kind == "union":
+        schema = {"anyOf": [_schema(v, strict, path, problems) for v in t.variants]}
+    else:
+        if strict:
+            problems.append(
+                f"{path} (Any) accepts any value, which strict mode cannot express; "
+                "its schema stays {}"
+            )
+        return {}
+    if t.nullable:
+        _widen(schema)
+    return schema
+
+
+def _array(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "array"}
+    items = None if t.items is None else _schema(t.items, strict, f"{path}[]", problems)
+    length = len(t.prefix_items) or None
+    if length is None:
+        if items is not None:
+            schema["items"] = items
+    else:
+        positions = [
+            _schema(item, strict, f"{path}[{i}]", problems) for i, item in enumerate(t.prefix_items)
+        ]
+        if strict:
+            problems.append(
+                f"{path} (tuple) has a type per position, which strict mode cannot express "
+                "(no prefixItems); only its length is kept"
+            )
+            distinct: list[dict[str, Any]] = []
+            for candidate in positions if items is None else [*positions, items]:
+                if candidate not in distinct:
+                    distinct.append(candidate)
+            schema["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+        else:
+            schema["prefixItems"] = positions
+            if items is not None:
+                schema["items"] = items
+    if t.unique_items:
+        schema["uniqueItems"] = True
+    min_items = length if t.min_items is None else t.min_items
+    max_items = length if t.max_items is None else t.max_items
+    if min_items is not None:
+        schema["minItems"] = min_items
+    if max_items is not None:
+        schema["maxItems"] = max_items
+    return schema
+
+
+def _object(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object"}
+    closed = t.additional is None or strict
+    if t.fields or closed:
+        schema["properties"], schema["required"] = _properties(t.fields, strict, path, problems)
+    if t.additional is None:
+        schema["additionalProperties"] = False
+    elif strict:
+        problems.append(_open_problem(path, t.additional))
+        schema["additionalProperties"] = False
+    else:
+        schema["additionalProperties"] = _schema(t.additional, False, path, problems)
+    return schema
+
+
+def _open_problem(path: str, value: ir.Type) -> str:
+    value_name = _PY_NAMES.get(value.kind, "...")
+    return (
+        f"{path} (dict[str, {value_name}]) is an open object, which strict mode cannot "
+        "express; it is closed"
+    )
+
+
+def _enum_type(values: list[Any]) -> str | list[str] | None:
+    """The JSON type(s) of an enum's values; None when a value has no scalar JSON type."""
+    names: list[str] = []
+    nullable = False
+    for value in values:
+        if value is None:
+            nullable = True
+            continue
+        if isinstance(value, bool):
+            name = "boolean"
+        elif isinstance(value, int):
+            name = "integer"
+        elif isinstance(value, float):
+            name = "number"
+        elif isinstance(value, str):
+            name = "string"
+        else:
+            return None
+        if name not in names:
+            names.append(name)
+    if "number" in names and "integer" in names:
+        # Every integer is a JSON number: one "number", where the first numeric value was.
+        names.remove("number")
+        names[names.index("integer")] = "number"
+    if nullable:
+        names.append("null")
+    if not names:
+        return None
+    return names[0] if len(names) == 1 else names
+
+
+def _widen(schema: dict[str, Any]) -> None:
+    """Let *schema* (freshly built, so ours to change) accept null too; ``{}`` already does."""
+    json_type = schema.get("type")
+    if isinstance(json_type, str):
+        if json_type != "null":
+            schema["type"] = [json_type, "null"]
+    elif isinstance(json_type, list) and "null" not in json_type:
+        json_type.append("null")
+    if "enum" in schema and None not in schema["enum"]:
+        schema["enum"].append(None)
+    if "anyOf" in schema and {"type": "null"} not in schema["anyOf"]:
+        schema["anyOf"].append({"type": "null"})

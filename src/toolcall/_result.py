@@ -1,0 +1,262 @@
+"""What ``run`` returns: ``Ok`` or ``Err``, never an exception for bad input.
+
+Errors are data a model can act on: ``ToolError.message`` is one ``location: problem``
+line naming the argument or keys at fault, and ``to_dict()`` is always JSON-encodable,
+whatever the offending value was.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+__all__ = ["Err", "Ok", "ToolError", "encode_result", "format_path"]
+
+T = TypeVar("T")
+
+_REASONS: dict[str, str] = {
+    "expected_string": "expected a string",
+    "expected_integer": "expected an integer",
+    "expected_number": "expected a number",
+    "expected_boolean": "expected true or false",
+    "expected_null": "expected null",
+    "expected_array": "expected an array",
+    "expected_object": "expected an object",
+    "expected_integer_string": "expected an integer written as a string of digits",
+    "invalid_utf8": "expected valid UTF-8 text",
+    "not_finite": "expected a finite number",
+    "not_in_enum": "expected one of the allowed values",
+    "invalid_datetime": "expected an ISO 8601 date-time",
+    "invalid_date": "expected an ISO 8601 date (YYYY-MM-DD)",
+    "invalid_time": "expected an ISO 8601 time (HH:MM[:SS])",
+    "invalid_uuid": "expected a UUID",
+    "invalid_decimal": "expected a decimal number written as a string",
+    "invalid_base64": "expected base64-encoded data",
+    "out_of_range": "value out of the allowed range",
+    "pattern_mismatch": "value does not match the required pattern",
+    "too_short": "too short",
+    "too_long": "too long",
+    "wrong_length": "wrong number of items",
+    "duplicate_items": "items must be unique",
+    "unhashable_item": "items must be hashable",
+    "missing_field": "required field missing",
+    "unknown_field": "field not allowed here",
+    "non_string_key": "object keys must be strings",
+    "no_matching_type": "matches none of the allowed types",
+    "too_deep": "nested too deeply",
+    "invalid_value": "invalid value",
+}
+
+_MAX_DEPTH = 20
+_MAX_ITEMS = 50
+_MAX_TEXT = 200
+
+
+def format_path(path: tuple[str | int, ...]) -> str:
+    """``("items", 2, "qty")`` -> ``items[2].qty``, the way a model reads a location."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def jsonable(value: Any, depth: int = 0) -> Any:
+    """A JSON-encodable stand-in for any value: itself when possible, a repr otherwise."""
+    if value is None or isinstance(value, bool | str):
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return value.encode("utf-8", "backslashreplace").decode("ascii")
+            return value if len(value) <= _MAX_TEXT else value[:_MAX_TEXT] + "..."
+        return value
+    if isinstance(value, int):
+        return value if abs(value) < 2**63 else _short(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if depth >= _MAX_DEPTH:
+        return "..."
+    if isinstance(value, bytes | bytearray):
+        return _short(bytes(value))
+    try:
+        if isinstance(value, list | tuple | set | frozenset):
+            items = list(value)[:_MAX_ITEMS]
+            return [jsonable(item, depth + 1) for item in items]
+        if isinstance(value, Mapping):
+            out: dict[str, Any] = {}
+            for n, (key, item) in enumerate(value.items()):
+                if n >= _MAX_ITEMS:
+                    break
+                out[key if isinstance(key, str) else _short(key)] = jsonable(item, depth + 1)
+            return jsonable_keys(out)
+    except Exception:
+        return f"<{type(value).__name__}>"
+    return _short(value)
+
+
+def jsonable_keys(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {jsonable(key): item for key, item in mapping.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolError:
+    """Why a tool call failed, for the model and for the program.
+
+    ``kind`` is one of ``unknown_tool``, ``invalid_arguments``, ``non_string_arguments``,
+    ``unknown_arguments``, ``missing_argument``, ``argument_gap``, ``invalid_argument``,
+    ``async_tool``, ``raised``, ``exited``. ``str(error)`` is ``message``.
+    """
+
+    kind: str
+    message: str
+    argument: str | None = None
+    path: tuple[str | int, ...] = ()
+    reason: str | None = None
+    value: Any = None
+    names: tuple[Any, ...] = ()
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; ``json.dumps(..., allow_nan=False)`` accepts it for any value."""
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "argument": self.argument,
+            "path": [jsonable(part) for part in self.path],
+            "reason": self.reason,
+            "value": jsonable(self.value),
+            "names": [jsonable(name) for name in self.names],
+        }
+
+    # Constructors, one per kind, so every message is phrased in one place.
+
+    @classmethod
+    def unknown_tool(cls, name: Any, known: tuple[str, ...]) -> ToolError:
+        listed = ", ".join(known) if known else "none"
+        return cls(
+            "unknown_tool",
+            f"unknown tool {_short(name)}; available tools: {listed}",
+            value=name,
+            names=known,
+        )
+
+    @classmethod
+    def invalid_arguments(cls, args: Any) -> ToolError:
+        return cls(
+            "invalid_arguments",
+            f"arguments must be a JSON object, got {type(args).__name__}",
+            value=args,
+        )
+
+    @classmethod
+    def non_string_arguments(cls, keys: tuple[Any, ...]) -> ToolError:
+        shown = ", ".join(_short(key) for key in keys)
+        return cls("non_string_arguments", f"argument names must be strings: {shown}", names=keys)
+
+    @classmethod
+    def unknown_arguments(cls, names: tuple[str, ...], accepted: tuple[str, ...]) -> ToolError:
+        takes = ", ".join(accepted) if accepted else "no arguments"
+        return cls(
+            "unknown_arguments",
+            f"unknown argument{'s' if len(names) > 1 else ''} {', '.join(names)}; "
+            f"this tool takes: {takes}",
+            names=names,
+        )
+
+    @classmethod
+    def missing_argument(cls, name: str) -> ToolError:
+        return cls("missing_argument", f"{name}: required argument missing", argument=name)
+
+    @classmethod
+    def argument_gap(cls, omitted: str, later: tuple[str, ...]) -> ToolError:
+        return cls(
+            "argument_gap",
+            f"{omitted}: must be given too when {', '.join(later)} "
+            f"{'is' if len(later) == 1 else 'are'} given (positional-only arguments)",
+            argument=omitted,
+            names=later,
+        )
+
+    @classmethod
+    def invalid_argument(cls, path: tuple[str | int, ...], reason: str, value: Any) -> ToolError:
+        where = format_path(path)
+        what = _REASONS.get(reason, reason.replace("_", " "))
+        return cls(
+            "invalid_argument",
+            f"{where}: {what}, got {_short(value)}",
+            argument=path[0] if path and isinstance(path[0], str) else None,
+            path=path,
+            reason=reason,
+            value=value,
+        )
+
+    @classmethod
+    def async_tool(cls, name: str) -> ToolError:
+        return cls("async_tool", f"{name} is an async tool; call it with arun", value=name)
+
+    @classmethod
+    def raised(cls, exc: Exception) -> ToolError:
+        name = type(exc).__name__
+        try:
+            text = str(exc)
+        except Exception:
+            text = ""
+        message = f"the tool failed: {name}: {text}" if text else f"the tool failed: {name}"
+        return cls("raised", message, reason=name, value=text)
+
+    @classmethod
+    def exited(cls, code: Any) -> ToolError:
+        return cls("exited", f"the tool exited with code {_short(code)}", value=code)
+
+
+@dataclass(frozen=True, slots=True)
+class Ok(Generic[T]):
+    """A successful call; ``value`` is what the tool returned."""
+
+    value: T
+
+
+@dataclass(frozen=True, slots=True)
+class Err:
+    """A failed call; ``error`` says why, in terms a model can act on."""
+
+    error: ToolError
+
+
+def _enc_hook(value: Any) -> Any:
+    if isinstance(value, pathlib.PurePath):
+        return str(value)
+    if isinstance(value, ToolError):
+        return value.to_dict()
+    msg = f"cannot encode a {type(value).__name__} as JSON; return plain data from the tool"
+    raise TypeError(msg)
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_enc_hook, decimal_format="number")
+
+
+def encode_result(value: Any) -> str:
+    """A tool's return value as JSON text, for the tool-result message.
+
+    dataclasses, ``msgspec.Struct``, datetimes, UUIDs, enums, sets, decimals and paths are
+    encoded the way a model expects to read them.
+    """
+    return _encoder.encode(value).decode()

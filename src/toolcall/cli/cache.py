@@ -1,0 +1,191 @@
+"""``toolcall-cache``: inspect and tidy the entries toolcall keeps on disk.
+
+The commands only read and delete cache files; none of them imports user code. Errors
+are one line on stderr and an exit status (0 success, 1 failure, 2 usage error), never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from toolcall import _cache
+
+__all__ = ["main"]
+
+PROG = "toolcall-cache"
+
+Command = Callable[[Path, argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``toolcall-cache`` with ``argv`` (default: the process arguments); the exit status."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse's --help (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else 1
+    directory: Path | None = args.cache_dir or _cache.cache_dir()
+    if directory is None:
+        _error("the cache is disabled (TOOLCALL_CACHE=0); name one with --cache-dir DIR")
+        return 1
+    command: Command = args.command
+    try:
+        return command(directory, args)
+    except OSError as exc:
+        _error(_describe(exc))
+        return 1
+
+
+# -- list, clean, clear -----------------------------------------------------------------
+
+
+def _list(directory: Path, args: argparse.Namespace) -> int:
+    infos = _cache.scan(directory)
+    where = "" if directory.is_dir() else " (not created yet)"
+    print(f"cache: {directory}{where}")
+    rows = [(i.module or "?", _size(i.size), i.status, i.source_path or "-") for i in infos]
+    widths = [max((len(row[col]) for row in rows), default=0) for col in range(3)]
+    for module, size, status, source in rows:
+        print(f"  {module:<{widths[0]}}  {size:>{widths[1]}}  {status:<{widths[2]}}  {source}")
+    print(_count(len(infos), sum(i.size for i in infos)))
+    return 0
+
+
+def _clean(directory: Path, args: argparse.Namespace) -> int:
+    count, size = _cache.clean(directory, dry_run=args.dry_run, older_than_days=args.older_than)
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {_count(count, size)}")
+    return 0
+
+
+def _clear(directory: Path, args: argparse.Namespace) -> int:
+    count, size = _cache.clear(directory)
+    print(f"removed {_count(count, size)}")
+    return 0
+
+
+# -- build ------------------------------------------------------------------------------
+# `build` pre-computes entries for marked modules, so it needs the registry (derivation
+# and rendering), which this maintenance half must not import. It is registered in
+# `_parser` next to the maintenance commands and shares `--cache-dir` through `_common`.
+
+
+# -- parsing and output -----------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Inspect and tidy toolcall's cache of derived tool modules. The cache lives in "
+            "TOOLCALL_CACHE_DIR, else the user cache directory; TOOLCALL_CACHE=0 disables it."
+        ),
+        epilog="Exit status: 0 success, 1 failure, 2 usage error.",
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    common = _common()
+
+    listing = commands.add_parser(
+        "list",
+        parents=[common],
+        help="show the cache location, its entries, their sizes and sources",
+        description=(
+            "Show the cache location, then one line per entry: module, size, status and "
+            "source file. A status other than 'valid' says why `clean` would remove it."
+        ),
+    )
+    listing.set_defaults(command=_list)
+
+    cleaning = commands.add_parser(
+        "clean",
+        parents=[common],
+        help="remove orphaned entries (source gone or changed, old format, unreadable)",
+        description=(
+            "Remove entries no process will read again: their source is gone or changed, a "
+            "dependency changed, they are of an old format or unreadable, or they are temp "
+            "files a crashed writer left. Valid entries stay unless --older-than says so."
+        ),
+    )
+    cleaning.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="only say what would be removed",
+    )
+    cleaning.add_argument(
+        "--older-than",
+        type=_days,
+        metavar="DAYS",
+        help=(
+            "also remove valid entries not used for DAYS days (use is recorded at most "
+            "once a day, so values under 1 may remove entries in use)"
+        ),
+    )
+    cleaning.set_defaults(command=_clean)
+
+    clearing = commands.add_parser(
+        "clear",
+        parents=[common],
+        help="remove every entry, valid or not",
+        description=(
+            "Remove every entry and temp file from the cache directory, valid or not. Other "
+            "files in the directory are left alone."
+        ),
+    )
+    clearing.set_defaults(command=_clear)
+    return parser
+
+
+def _common() -> argparse.ArgumentParser:
+    """The options every command takes."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="the cache directory (default: TOOLCALL_CACHE_DIR, else the user cache directory)",
+    )
+    return common
+
+
+def _days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        days = math.nan
+    if not math.isfinite(days) or days < 0:
+        msg = f"expected a number of days (0 or more), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return days
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    value, unit = size / 1024, "KiB"
+    for bigger in ("MiB", "GiB"):
+        if round(value, 1) < 1024:
+            break
+        value, unit = value / 1024, bigger
+    return f"{value:.1f} {unit}"
+
+
+def _count(count: int, size: int) -> str:
+    return f"{count} {'entry' if count == 1 else 'entries'} ({_size(size)})"
+
+
+def _describe(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

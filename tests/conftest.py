@@ -1,0 +1,41 @@
+"""Shared fixtures: a tool module built from a string, imported for real."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import sys
+import textwrap
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def make_module(tmp_path: Path) -> Iterator[Callable[..., types.ModuleType]]:
+    """Write ``source`` to a fresh module file under tmp_path and import it."""
+    created: list[str] = []
+    sys.path.insert(0, str(tmp_path))
+
+    def make(source: str, name: str | None = None) -> types.ModuleType:
+        name = name or f"tc_mod_{next(_counter)}"
+        path = tmp_path.joinpath(*name.split(".")).with_suffix(".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for parent in path.relative_to(tmp_path).parents:
+            if str(parent) != ".":
+                init = tmp_path / parent / "__init__.py"
+                if not init.exists():
+                    init.write_text("")
+        path.write_text(textwrap.dedent(source))
+        importlib.invalidate_caches()
+        created.append(name)
+        return importlib.import_module(name)
+
+    yield make
+    sys.path.remove(str(tmp_path))
+    for name in created:
+        sys.modules.pop(name, None)

@@ -1,0 +1,342 @@
+"""SPEC section 3, end to end: annotation -> schema, and what `run` hands the function."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import enum
+import pathlib
+import uuid
+
+import pytest
+
+import toolcall
+
+PRELUDE = """
+__toolcall__ = True
+import dataclasses, datetime, decimal, enum, pathlib, typing, uuid
+from typing import Annotated, Any, Literal, NamedTuple, NewType, Optional, TypeVar, TypedDict
+from typing import NotRequired, Required
+from collections.abc import Mapping, Sequence
+import annotated_types, msgspec, typing_extensions
+import toolcall
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+class Item(TypedDict):
+    sku: str
+    qty: int
+
+class Partial(TypedDict, total=False):
+    a: Required[int]
+    b: int
+
+class ExtItem(typing_extensions.TypedDict):
+    a: int
+    b: typing_extensions.NotRequired[str]
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float = 0.0
+
+class Pair(NamedTuple):
+    left: int
+    right: int = 0
+
+class Box(msgspec.Struct):
+    width: int
+    label: str = "box"
+
+UserId = NewType("UserId", int)
+Num = TypeVar("Num", bound=float)
+
+class Unknown:
+    pass
+"""
+
+
+@pytest.fixture
+def typed(make_module):
+    """A one-parameter tool `f(x: <annotation>)` returning what it receives."""
+
+    def build(annotation: str):
+        return make_module(PRELUDE + f"\ndef f(x: {annotation}) -> Any:\n    return x\n")
+
+    return build
+
+
+def schema_of(module) -> dict:
+    return toolcall.describe(module)[0]["parameters"]["properties"]["x"]
+
+
+def call(module, value):
+    return toolcall.run(module, "f", {"x": value})
+
+
+def reason(module, value) -> str | None:
+    result = call(module, value)
+    assert isinstance(result, toolcall.Err), result
+    return result.error.reason
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        ("str", {"type": "string"}),
+        ("int", {"type": "integer"}),
+        ("float", {"type": "number"}),
+        ("bool", {"type": "boolean"}),
+        ("None", {"type": "null"}),
+        ("int | None", {"type": ["integer", "null"]}),
+        ("Optional[str]", {"type": ["string", "null"]}),
+        ("Literal['a', 'b']", {"type": "string", "enum": ["a", "b"]}),
+        ("Literal[1, 2]", {"type": "integer", "enum": [1, 2]}),
+        ("Color", {"type": "string", "enum": ["red", "blue"]}),
+        ("Level", {"type": "integer", "enum": [1, 2]}),
+        ("list[int]", {"type": "array", "items": {"type": "integer"}}),
+        ("Sequence[str]", {"type": "array", "items": {"type": "string"}}),
+        (
+            "tuple[int, str]",
+            {
+                "type": "array",
+                "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        ),
+        ("tuple[int, ...]", {"type": "array", "items": {"type": "integer"}}),
+        ("set[int]", {"type": "array", "items": {"type": "integer"}, "uniqueItems": True}),
+        ("frozenset[str]", {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
+        ("dict[str, int]", {"type": "object", "additionalProperties": {"type": "integer"}}),
+        ("Mapping[str, float]", {"type": "object", "additionalProperties": {"type": "number"}}),
+        (
+            "Item",
+            {
+                "type": "object",
+                "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+                "required": ["sku", "qty"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "Partial",
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                "required": ["a"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "ExtItem",
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+                "required": ["a"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "Point",
+            {
+                "type": "object",
+                "properties": {"x": {"type": "number"}, "y": {"type": "number", "default": 0.0}},
+                "required": ["x"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "Pair",
+            {
+                "type": "object",
+                "properties": {
+                    "left": {"type": "integer"},
+                    "right": {"type": "integer", "default": 0},
+                },
+                "required": ["left"],
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "Box",
+            {
+                "type": "object",
+                "properties": {
+                    "width": {"type": "integer"},
+                    "label": {"type": "string", "default": "box"},
+                },
+                "required": ["width"],
+                "additionalProperties": False,
+            },
+        ),
+        ("datetime.datetime", {"type": "string", "format": "date-time"}),
+        ("datetime.date", {"type": "string", "format": "date"}),
+        ("datetime.time", {"type": "string", "format": "time"}),
+        ("uuid.UUID", {"type": "string", "format": "uuid"}),
+        ("decimal.Decimal", {"type": "string", "pattern": r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$"}),
+        ("pathlib.Path", {"type": "string"}),
+        ("bytes", {"type": "string", "contentEncoding": "base64"}),
+        ("Any", {}),
+        ("object", {}),
+        ("UserId", {"type": "integer"}),
+        ("Num", {"type": "number"}),
+        ("Annotated[int, annotated_types.Ge(1)]", {"type": "integer", "minimum": 1}),
+        (
+            "Annotated[str, msgspec.Meta(pattern='^a', max_length=5)]",
+            {"type": "string", "pattern": "^a", "maxLength": 5},
+        ),
+        (
+            "Annotated[int, toolcall.Param(wire='string_integer')]",
+            {"type": "string", "pattern": r"^-?\d+$"},
+        ),
+        ("int | str", {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+    ],
+)
+def test_schema(typed, annotation, expected):
+    """Each row of the types table renders the exact schema fragment."""
+    assert schema_of(typed(annotation)) == expected
+
+
+def test_unknown_class_is_any_with_warning(typed):
+    """A class nothing resolves is `{}` with a warning, and passes through unchanged."""
+    module = typed("Unknown")
+    with pytest.warns(toolcall.ToolcallWarning, match="Unknown"):
+        schema = schema_of(module)
+    assert schema == {}
+    assert call(module, {"a": [1]}) == toolcall.Ok({"a": [1]})
+
+
+@pytest.mark.parametrize(
+    ("annotation", "value", "expected"),
+    [
+        ("str", "Oslo", "Oslo"),
+        ("str", b"Oslo", "Oslo"),
+        ("int", 5, 5),
+        ("int", 5.0, 5),
+        ("float", 2, 2.0),
+        ("float", 2.5, 2.5),
+        ("bool", True, True),
+        ("None", None, None),
+        ("int | None", None, None),
+        ("Literal['a', 'b']", "a", "a"),
+        ("Color", "red", "RED"),
+        ("list[int]", [1, 2], [1, 2]),
+        ("tuple[int, str]", [1, "a"], (1, "a")),
+        ("tuple[int, ...]", [1, 2, 3], (1, 2, 3)),
+        ("set[int]", [1, 2], {1, 2}),
+        ("frozenset[int]", [1], frozenset({1})),
+        ("dict[str, int]", {"a": 1}, {"a": 1}),
+        ("Item", {"sku": "s", "qty": 1}, {"sku": "s", "qty": 1}),
+        (
+            "datetime.datetime",
+            "2024-05-01T10:00:00Z",
+            datetime.datetime(2024, 5, 1, 10, tzinfo=datetime.UTC),
+        ),
+        ("datetime.date", "2024-05-01", datetime.date(2024, 5, 1)),
+        ("datetime.time", "10:30:00", datetime.time(10, 30)),
+        (
+            "uuid.UUID",
+            "12345678-1234-5678-1234-567812345678",
+            uuid.UUID("12345678-1234-5678-1234-567812345678"),
+        ),
+        ("decimal.Decimal", "1.50", decimal.Decimal("1.50")),
+        ("pathlib.Path", "/tmp/x", pathlib.Path("/tmp/x")),
+        ("bytes", "aGk=", b"hi"),
+        ("Any", [1, {"a": None}], [1, {"a": None}]),
+        ("UserId", 7, 7),
+        ("Annotated[int, toolcall.Param(wire='string_integer')]", "-42", -42),
+        ("Annotated[int, toolcall.Param(wire='string_integer')]", 42, 42),
+    ],
+)
+def test_run_hands_the_function(typed, annotation, value, expected):
+    """Each row's third column: the value the function receives."""
+    result = call(typed(annotation), value)
+    assert isinstance(result, toolcall.Ok), result
+    got = result.value
+    if isinstance(got, enum.Enum):
+        got = got.name
+    assert got == expected
+    assert type(got) is type(expected)
+
+
+def test_restores_classes(typed):
+    """Dataclass, NamedTuple and Struct arrive as instances, defaults applied."""
+    point = call(typed("Point"), {"x": 1}).value
+    assert (type(point).__name__, point.x, point.y) == ("Point", 1.0, 0.0)
+    pair = call(typed("Pair"), {"left": 3}).value
+    assert (type(pair).__name__, tuple(pair)) == ("Pair", (3, 0))
+    box = call(typed("Box"), {"width": 2}).value
+    assert (type(box).__name__, box.width, box.label) == ("Box", 2, "box")
+    member = call(typed("Level"), 2).value
+    assert (type(member).__name__, member.name) == ("Level", "HIGH")
+
+
+@pytest.mark.parametrize(
+    ("annotation", "value", "expected_reason"),
+    [
+        ("str", "\ud800", "invalid_utf8"),
+        ("str", b"\xff", "invalid_utf8"),
+        ("int", 5.5, "expected_integer"),
+        ("int", "5", "expected_integer"),
+        ("int", True, "expected_integer"),
+        ("float", True, "expected_number"),
+        ("float", float("nan"), "not_finite"),
+        ("bool", 1, "expected_boolean"),
+        ("Literal['a', 'b']", "c", "not_in_enum"),
+        ("Color", "green", "not_in_enum"),
+        ("datetime.datetime", "yesterday", "invalid_datetime"),
+        ("datetime.date", "2024-13-01", "invalid_date"),
+        ("datetime.time", "25:00", "invalid_time"),
+        ("Annotated[int, annotated_types.Ge(1)]", 0, "out_of_range"),
+        ("Annotated[str, msgspec.Meta(pattern='^a')]", "b", "pattern_mismatch"),
+        ("Annotated[str, msgspec.Meta(min_length=2)]", "a", "too_short"),
+        ("Annotated[str, msgspec.Meta(max_length=2)]", "abc", "too_long"),
+    ],
+)
+def test_rejections(typed, annotation, value, expected_reason):
+    """Values outside a type's domain are `invalid_argument` with the SPEC's reason."""
+    assert reason(typed(annotation), value) == expected_reason
+
+
+def test_nested_path_and_restoration(make_module):
+    """Wire shapes restored at every depth; errors locate the failure with a path."""
+    module = make_module(
+        PRELUDE
+        + """
+def order(items: list[Item], where: Point, tags: set[str] = frozenset()) -> Any:
+    return items, where, tags
+"""
+    )
+    ok = toolcall.run(
+        module,
+        "order",
+        {"items": [{"sku": "a", "qty": 1}], "where": {"x": 1, "y": 2}, "tags": ["x"]},
+    )
+    items, where, tags = ok.value
+    assert items == [{"sku": "a", "qty": 1}]
+    assert type(where).__name__ == "Point"
+    assert tags == {"x"}
+    bad = toolcall.run(
+        module,
+        "order",
+        {
+            "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 1}, {"sku": "c", "qty": "2"}],
+            "where": {"x": 1},
+        },
+    )
+    assert bad.error.kind == "invalid_argument"
+    assert bad.error.path == ("items", 2, "qty")
+    assert bad.error.reason == "expected_integer"
+    assert bad.error.value == "2"
+    assert bad.error.argument == "items"
+    missing = toolcall.run(module, "order", {"items": [{"sku": "a"}], "where": {"x": 1}})
+    assert (missing.error.path, missing.error.reason) == (("items", 0, "qty"), "missing_field")
+    extra = toolcall.run(module, "order", {"items": [], "where": {"x": 1, "z": 2}})
+    assert (extra.error.path, extra.error.reason) == (("where", "z"), "unknown_field")
