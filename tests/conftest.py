@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import os
 import sys
 import textwrap
 import types
@@ -13,6 +14,18 @@ from pathlib import Path
 import pytest
 
 _counter = itertools.count()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the suite (and its subprocesses) away from the user's real cache directory."""
+    saved = os.environ.get("TOOLCALL_CACHE_DIR")
+    os.environ["TOOLCALL_CACHE_DIR"] = str(tmp_path_factory.mktemp("toolcall-cache"))
+    yield
+    if saved is None:
+        del os.environ["TOOLCALL_CACHE_DIR"]
+    else:
+        os.environ["TOOLCALL_CACHE_DIR"] = saved
 
 
 @pytest.fixture

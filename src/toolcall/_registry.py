@@ -8,18 +8,20 @@ plan built per tool. Later calls are a dict lookup.
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from toolcall import ir
+from toolcall import _cache, ir
 from toolcall._derive import Derived, derive_module, is_marked, providers_of
-from toolcall._frozen import FrozenList
+from toolcall._frozen import FrozenList, freeze
 from toolcall._plan import ToolPlan, build_plan
-from toolcall._render import render_variants
+from toolcall._render import FORMATS, render_variants
 from toolcall._types import class_ref
 
 __all__ = ["ModuleEntry", "NotAToolModule", "build_entry", "lookup", "process"]
@@ -81,6 +83,8 @@ def import_ref(ref: str) -> Any:
     return obj
 
 
+_log = logging.getLogger("toolcall")
+
 _entries: dict[str, ModuleEntry] = {}
 _lock = threading.RLock()
 
@@ -130,11 +134,84 @@ def entry_from_ir(
 
 
 def process(module: types.ModuleType) -> ModuleEntry:
-    """Derive (or reuse) a marked module's entry and register it."""
+    """Load a marked module's entry from the cache, or derive and cache it; register it."""
     with _lock:
-        entry = entry_from_derived(module, derive_module(module))
+        entry = _load_or_derive(module)
         _entries[module.__name__] = entry
         return entry
+
+
+def _load_or_derive(module: types.ModuleType) -> ModuleEntry:
+    """Every cache problem is a miss: the worst a broken cache costs is a derivation."""
+    directory = _cache.cache_dir()
+    name = module.__name__
+    origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
+    source = _read_source(origin)
+    path: Path | None = None
+    if directory is not None:
+        cached: _cache.Entry | None = None
+        if source is not None:
+            path = _cache.entry_path(directory, name, _cache.source_key(name, source))
+            cached = _cache.read_entry(path)
+            if cached is not None and (cached.module != name or not _cache.deps_current(cached)):
+                cached = None
+            if cached is not None:
+                _cache.touch_if_old(path)
+        elif origin.endswith(".pyc"):
+            cached = _cache.find_sourceless(directory, name, origin)
+        if cached is not None:
+            try:
+                return entry_from_ir(module, cached.ir, _variants_from_cache(cached.variants))
+            except Exception:
+                _log.debug("toolcall: cache entry of %s unusable; deriving", name, exc_info=True)
+    derived = derive_module(module)
+    entry = entry_from_derived(module, derived)
+    if path is not None and source is not None:
+        deps = [
+            _cache.dep_for_module(sys.modules[dep])
+            for dep in sorted(derived.dep_modules)
+            if dep in sys.modules
+        ]
+        try:
+            record = _cache.make_entry(
+                derived.ir, origin, source, deps=deps, variants=_variants_for_cache(entry)
+            )
+        except OSError:
+            _log.debug("toolcall: cannot stat %s; not caching %s", origin, name, exc_info=True)
+        else:
+            _cache.write_entry(path, record)
+    return entry
+
+
+def _read_source(origin: str) -> bytes | None:
+    if not origin.endswith(".py"):
+        return None
+    try:
+        with open(origin, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _variant_key(key: tuple[str, bool]) -> str:
+    fmt, strict = key
+    return f"{fmt}:strict" if strict else fmt
+
+
+def _variants_for_cache(entry: ModuleEntry) -> dict[str, Any]:
+    stored: dict[str, Any] = {_variant_key(key): value for key, value in entry.variants.items()}
+    stored["describe"] = entry.describe
+    return stored
+
+
+def _variants_from_cache(stored: dict[str, Any]) -> dict[tuple[str, bool], FrozenList]:
+    variants = {
+        (fmt, strict): freeze(stored[_variant_key((fmt, strict))])
+        for fmt in FORMATS
+        for strict in (False, True)
+    }
+    variants[("describe", False)] = freeze(stored["describe"])
+    return variants
 
 
 def register(entry: ModuleEntry) -> None:

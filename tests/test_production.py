@@ -1,0 +1,227 @@
+"""SPEC section 6 across real processes: the cache, -OO, and sourceless deployments."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TYPES_SOURCE = '''
+from typing import TypedDict
+
+
+class Address(TypedDict):
+    """A postal address."""
+
+    street: str
+    """Street and number."""
+    city: str
+'''
+
+TOOLS_SOURCE = '''
+from app.types_ import Address
+
+__toolcall__ = True
+
+
+def ship(to: Address, express: bool = False) -> str:
+    """Ship a parcel.
+
+    Args:
+        express: pay for next-day delivery
+    """
+    return to["city"]
+
+
+def loose(a, b):
+    return a
+'''
+
+EMIT_ALL = textwrap.dedent(
+    """
+    import json, sys, toolcall, app.tools as m
+    out = {f"{f}:{s}": toolcall.emit(m, f, strict=s)
+           for f in ("openai", "anthropic", "mcp") for s in (False, True)}
+    out["describe"] = toolcall.describe(m)
+    print(json.dumps(out, sort_keys=True))
+    """
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    app = tmp_path / "proj" / "app"
+    app.mkdir(parents=True)
+    (app / "__init__.py").write_text("")
+    (app / "types_.py").write_text(TYPES_SOURCE)
+    (app / "tools.py").write_text(TOOLS_SOURCE)
+    return tmp_path / "proj"
+
+
+def python(project: Path, cache: Path, *args: str, env: dict[str, str] | None = None):
+    environ = {
+        **{k: v for k, v in os.environ.items() if k != "TOOLCALL_CACHE"},
+        "PYTHONPATH": os.pathsep.join([str(project), str(ROOT / "src")]),
+        "TOOLCALL_CACHE_DIR": str(cache),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, *args], env=environ, capture_output=True, text=True, cwd=project
+    )
+
+
+def emitted(project: Path, cache: Path, *flags: str) -> tuple[dict, str]:
+    done = python(project, cache, *flags, "-W", "always::UserWarning", "-c", EMIT_ALL)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*.tcc"))
+
+
+def test_second_process_reuses_the_entry(project, tmp_path):
+    """A warm process loads the entry: no derivation warnings, the entry file untouched."""
+    cache = tmp_path / "cache"
+    first, warnings_first = emitted(project, cache)
+    assert "loose" in warnings_first
+    (entry,) = entries(cache)
+    before = entry.stat()
+    second, warnings_second = emitted(project, cache)
+    assert second == first
+    assert "loose" not in warnings_second
+    after = entry.stat()
+    assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
+    assert oct(entry.stat().st_mode & 0o777) == oct(0o600)
+    assert oct(cache.stat().st_mode & 0o777) == oct(0o700)
+
+
+def test_entry_is_the_same_under_optimize_2(project, tmp_path):
+    """An entry derived under -OO is byte-identical in content to one derived without it."""
+    plain, _ = emitted(project, tmp_path / "a")
+    optimized, _ = emitted(project, tmp_path / "b", "-OO")
+    assert optimized == plain
+    assert "Ship a parcel." in json.dumps(optimized)
+    assert "A postal address." in json.dumps(optimized)
+
+
+def test_dependency_change_invalidates(project, tmp_path):
+    """Editing a TypedDict in another module changes the next process's schema."""
+    cache = tmp_path / "cache"
+    before, _ = emitted(project, cache)
+    types_file = project / "app" / "types_.py"
+    types_file.write_text(
+        types_file.read_text().replace("    city: str", "    city: str\n    zip: str")
+    )
+    after, _ = emitted(project, cache)
+    props = after["mcp:False"][0]["inputSchema"]["properties"]["to"]["properties"]
+    assert "zip" in props
+    assert before != after
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "foreign", "empty"])
+def test_damaged_entries_are_rebuilt(project, tmp_path, damage):
+    """A truncated, corrupt, foreign or empty entry is ignored and rewritten."""
+    cache = tmp_path / "cache"
+    good, _ = emitted(project, cache)
+    (entry,) = entries(cache)
+    data = entry.read_bytes()
+    entry.write_bytes(
+        {
+            "truncate": data[: len(data) // 2],
+            "garbage": b"\x00" * 40 + data[40:],
+            "foreign": b"PK\x03\x04 not ours",
+            "empty": b"",
+        }[damage]
+    )
+    again, warnings_again = emitted(project, cache)
+    assert again == good
+    assert "loose" in warnings_again
+    assert entries(cache)[0].read_bytes() == data or len(entries(cache)[0].read_bytes()) > 100
+
+
+def test_unwritable_cache_directory(project, tmp_path):
+    """A cache directory that cannot be created or written never breaks an import.
+
+    The suite runs as root, which ignores permission bits, so the directory is made
+    impossible instead: its parent is a regular file.
+    """
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("")
+    result, _ = emitted(project, blocker / "cache")
+    reference, _ = emitted(project, tmp_path / "cache")
+    assert result == reference
+
+
+def test_cache_disabled(project, tmp_path):
+    """TOOLCALL_CACHE=0 keeps everything in memory: no file written."""
+    cache = tmp_path / "cache"
+    done = python(project, cache, "-c", EMIT_ALL, env={"TOOLCALL_CACHE": "0"})
+    assert done.returncode == 0, done.stderr
+    assert not cache.exists()
+
+
+def test_eight_cold_processes(project, tmp_path):
+    """8 processes importing the same cold module at once all succeed; one valid entry."""
+    cache = tmp_path / "cache"
+    environ = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(project), str(ROOT / "src")]),
+        "TOOLCALL_CACHE_DIR": str(cache),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", EMIT_ALL],
+            env=environ,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    outputs = [proc.communicate(timeout=120) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0] * 8
+    assert len({out for out, _ in outputs}) == 1
+    assert len(entries(cache)) == 1
+    assert not list(cache.glob("*.tmp"))
+
+
+@pytest.mark.parametrize("mode", ["timestamp", "unchecked-hash"])
+def test_sourceless_deployment(project, tmp_path, mode):
+    """Compiled with -OO, .py deleted, run with -OO: the same schemas, descriptions included."""
+    cache = tmp_path / "cache"
+    from_source, _ = emitted(project, cache)
+    deployed = tmp_path / "deployed"
+    shutil.copytree(project, deployed)
+    compiled = subprocess.run(
+        [
+            sys.executable,
+            "-OO",
+            "-m",
+            "compileall",
+            "-q",
+            "-b",
+            "--invalidation-mode",
+            mode,
+            str(deployed),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    for source in deployed.rglob("*.py"):
+        source.unlink()
+    assert not list(deployed.rglob("*.py"))
+    shipped, _ = emitted(deployed, cache, "-OO")
+    assert shipped == from_source
+    assert "pay for next-day delivery" in json.dumps(shipped)
