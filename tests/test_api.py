@@ -49,11 +49,14 @@ def test_public_surface():
         "emit",
         "encode_result",
         "exclude",
+        "install",
+        "installed",
         "ir",
         "param",
         "render",
         "run",
         "tool_names",
+        "uninstall",
     }
     for name in toolcall.__all__:
         assert hasattr(toolcall, name)

@@ -5,9 +5,10 @@ Mark a module with ``__toolcall__ = True``; its public, annotated functions beco
 a model's call back to them with validation and errors a model can act on.
 """
 
-from toolcall import ir
+from toolcall import _hook, ir
 from toolcall._dispatch import arun, run
 from toolcall._emit import derive, describe, emit, render, tool_names
+from toolcall._hook import install, installed, uninstall
 from toolcall._markers import Param, ToolcallWarning, exclude, param
 from toolcall._registry import NotAToolModule
 from toolcall._result import Err, Ok, ToolError, encode_result
@@ -27,9 +28,14 @@ __all__ = [
     "emit",
     "encode_result",
     "exclude",
+    "install",
+    "installed",
     "ir",
     "param",
     "render",
     "run",
     "tool_names",
+    "uninstall",
 ]
+
+_hook.autoinstall()

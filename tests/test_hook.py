@@ -1,0 +1,504 @@
+"""SPEC section 6, first two bullets: the import hook, and what it must not break.
+
+Everything that changes global import state runs in a fresh interpreter, so these tests stay
+isolated from each other and from the rest of the suite.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import py_compile
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+TOOLS = '''
+__toolcall__ = True
+
+
+def ping(x: int) -> int:
+    """Ping back."""
+    return x
+'''
+
+PRELUDE = """\
+import importlib, json, sys
+from importlib import machinery
+import toolcall
+from toolcall import _hook, _registry
+
+def loader(module):
+    return type(module.__spec__.loader).__name__
+"""
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def environment(*paths: Path, **extra: str | None) -> dict[str, str]:
+    """A clean environment: our sources and ``paths`` importable, no cache, no auto-install."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PYTHON", "PYTEST", "TOOLCALL_"))
+    }
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), *map(str, paths)])
+    env["TOOLCALL_CACHE"] = "0"
+    env["TOOLCALL_HOOK"] = "0"
+    for key, value in extra.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def run(code: str, *paths: Path, **extra: str | None) -> Any:
+    """Run ``PRELUDE + code`` in a fresh interpreter; the JSON it prints in ``out`` comes back."""
+    script = PRELUDE + textwrap.dedent(code) + "\nprint(json.dumps(out))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=environment(*paths, **extra),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_install_goes_just_before_the_standard_hook_once() -> None:
+    """install() adds one hook right before the standard FileFinder hook; uninstall undoes it."""
+    out = run("""
+        other = machinery.FileFinder.path_hook(
+            (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES))
+        sys.path_hooks.insert(0, other)
+        before = list(sys.path_hooks)
+        _hook.install()
+        _hook.install()
+        after = list(sys.path_hooks)
+        ours = [hook for hook in after if hook not in before]
+        out = {
+            "added": len(ours),
+            "ours": after.index(ours[0]) - len(before),
+            "standard": after.index(before[-1]) - len(before),
+            "other": after.index(other),
+            "installed": _hook.installed(),
+        }
+        _hook.uninstall()
+        _hook.uninstall()
+        out["restored"] = sys.path_hooks == before
+        out["installed_after"] = _hook.installed()
+    """)
+    assert out == {
+        "added": 1,
+        "ours": -1,
+        "standard": 0,
+        "other": 0,
+        "installed": True,
+        "restored": True,
+        "installed_after": False,
+    }
+
+
+def test_marked_module_is_processed_once_at_import(tmp_path: Path) -> None:
+    """A marked module is registered right after import; emit reuses that entry."""
+    write(tmp_path, "marked.py", TOOLS)
+    write(tmp_path, "plain.py", "def ping(x: int) -> int:\n    return x\n")
+    write(tmp_path, "truthy.py", TOOLS.replace("= True", "= 1"))
+    out = run(
+        """
+        calls = []
+        real = _registry.process
+        def counting(module):
+            calls.append(module.__name__)
+            return real(module)
+        _registry.process = counting
+        _hook.install()
+        import marked, plain, truthy
+        registered = sorted(_registry._entries)
+        entry = _registry._entries["marked"]
+        toolcall.emit(marked, "openai")
+        toolcall.tool_names("marked")
+        out = {
+            "registered": registered,
+            "calls": calls,
+            "tools": list(entry.tool_names),
+            "same_entry": _registry.lookup(marked) is entry,
+            "loader": loader(marked),
+            "is_source_loader": isinstance(marked.__spec__.loader, machinery.SourceFileLoader),
+        }
+        """,
+        tmp_path,
+    )
+    assert out == {
+        "registered": ["marked"],
+        "calls": ["marked"],
+        "tools": ["ping"],
+        "same_entry": True,
+        "loader": "ToolcallSourceLoader",
+        "is_source_loader": True,
+    }
+
+
+def test_finders_cached_before_install_and_after_uninstall_are_replaced(tmp_path: Path) -> None:
+    """install() and uninstall() take effect on directories already searched; lazy path works."""
+    for name in ("early", "middle", "late"):
+        write(tmp_path, f"{name}.py", TOOLS)
+    out = run(
+        """
+        import early
+        _hook.install()
+        import middle
+        _hook.uninstall()
+        import late
+        registered = sorted(_registry._entries)
+        ours = (_hook.ToolcallSourceLoader, _hook.ToolcallSourcelessLoader)
+        out = {
+            "loaders": [loader(early), loader(middle), loader(late)],
+            "registered": registered,
+            "ours_cached": any(
+                cls in ours
+                for finder in sys.path_importer_cache.values()
+                if isinstance(finder, machinery.FileFinder)
+                for _, cls in finder._loaders
+            ),
+            "lazy": [list(toolcall.tool_names(early)), list(toolcall.tool_names("late"))],
+        }
+        """,
+        tmp_path,
+    )
+    assert out == {
+        "loaders": ["SourceFileLoader", "ToolcallSourceLoader", "SourceFileLoader"],
+        "registered": ["middle"],
+        "ours_cached": False,
+        "lazy": [["ping"], ["ping"]],
+    }
+
+
+def test_processing_failure_never_breaks_the_import(tmp_path: Path) -> None:
+    """A failing process() is logged at DEBUG with traceback; the lazy path retries it."""
+    write(tmp_path, "fragile.py", TOOLS)
+    out = run(
+        """
+        import logging
+        records = []
+        handler = logging.Handler(logging.DEBUG)
+        handler.emit = records.append
+        logging.getLogger("toolcall").addHandler(handler)
+        logging.getLogger("toolcall").setLevel(logging.DEBUG)
+        real = _registry.process
+        def broken(module):
+            raise RuntimeError("bug")
+        _registry.process = broken
+        _hook.install()
+        import fragile
+        _registry.process = real
+        out = {
+            "imported": fragile.ping(4),
+            "registered": "fragile" in _registry._entries,
+            "records": [
+                [r.levelname, r.getMessage(), r.exc_info[0].__name__] for r in records
+            ],
+            "lazy": list(toolcall.tool_names(fragile)),
+        }
+        """,
+        tmp_path,
+    )
+    assert out == {
+        "imported": 4,
+        "registered": False,
+        "records": [
+            [
+                "DEBUG",
+                "processing fragile at import failed; it will be retried on first use",
+                "RuntimeError",
+            ]
+        ],
+        "lazy": ["ping"],
+    }
+
+
+def test_reload_reprocesses_the_edited_module(tmp_path: Path) -> None:
+    """importlib.reload re-executes through the hook, so an edited module's tools change."""
+    path = write(tmp_path, "editable.py", TOOLS)
+    edited = TOOLS + "\n\ndef pang() -> int:\n    return 1\n"
+    out = run(
+        f"""
+        import os
+        _hook.install()
+        import editable
+        first = list(_registry._entries["editable"].tool_names)
+        with open({str(path)!r}, "w") as handle:
+            handle.write({edited!r})
+        stat = os.stat({str(path)!r})
+        os.utime({str(path)!r}, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+        importlib.reload(editable)
+        out = {{
+            "first": first,
+            "hook": list(_registry._entries["editable"].tool_names),
+            "public": list(toolcall.tool_names(editable)),
+            "loader": loader(editable),
+        }}
+        """,
+        tmp_path,
+    )
+    assert out == {
+        "first": ["ping"],
+        "hook": ["ping", "pang"],
+        "public": ["ping", "pang"],
+        "loader": "ToolcallSourceLoader",
+    }
+
+
+def test_importlib_resources_on_a_hooked_package(tmp_path: Path) -> None:
+    """importlib.resources reads data files of a package imported through the hook."""
+    write(tmp_path, "respkg/__init__.py", TOOLS)
+    write(tmp_path, "respkg/data.txt", "hello\n")
+    out = run(
+        """
+        import importlib.resources as resources
+        _hook.install()
+        import respkg
+        root = resources.files(respkg)
+        with resources.as_file(root / "data.txt") as real_path:
+            on_disk = real_path.read_text()
+        out = {
+            "loader": loader(respkg),
+            "registered": "respkg" in _registry._entries,
+            "read": (root / "data.txt").read_text(),
+            "by_name": resources.files("respkg").joinpath("data.txt").read_bytes().decode(),
+            "on_disk": on_disk,
+            "listing": sorted(p.name for p in root.iterdir() if p.name != "__pycache__"),
+        }
+        """,
+        tmp_path,
+    )
+    assert out == {
+        "loader": "ToolcallSourceLoader",
+        "registered": True,
+        "read": "hello\n",
+        "by_name": "hello\n",
+        "on_disk": "hello\n",
+        "listing": ["__init__.py", "data.txt"],
+    }
+
+
+def test_pkgutil_sees_real_file_finders(tmp_path: Path) -> None:
+    """The hook's finders are real FileFinders, so pkgutil.iter_modules lists the directory."""
+    write(tmp_path, "alpha.py", TOOLS)
+    write(tmp_path, "beta/__init__.py", "")
+    write(tmp_path, "gamma.txt", "")
+    out = run(
+        f"""
+        import pkgutil
+        _hook.install()
+        import alpha
+        finder = sys.path_importer_cache[{str(tmp_path)!r}]
+        out = {{
+            "finder": type(finder) is machinery.FileFinder,
+            "get_importer": pkgutil.get_importer({str(tmp_path)!r}) is finder,
+            "loader": loader(alpha),
+            "modules": [[m.name, m.ispkg] for m in pkgutil.iter_modules([{str(tmp_path)!r}])],
+        }}
+        """,
+        tmp_path,
+    )
+    assert out == {
+        "finder": True,
+        "get_importer": True,
+        "loader": "ToolcallSourceLoader",
+        "modules": [["alpha", False], ["beta", True]],
+    }
+
+
+def test_namespace_package_across_two_directories(tmp_path: Path) -> None:
+    """A namespace package split over two sys.path entries imports, and its marked part is seen."""
+    write(tmp_path, "a/nsp/left.py", TOOLS)
+    write(tmp_path, "b/nsp/right.py", "VALUE = 2\n")
+    out = run(
+        """
+        _hook.install()
+        import nsp.left, nsp.right
+        import nsp
+        out = {
+            "path": sorted(nsp.__path__),
+            "file": getattr(nsp, "__file__", None),
+            "left": [loader(nsp.left), "nsp.left" in _registry._entries],
+            "right": [loader(nsp.right), nsp.right.VALUE],
+        }
+        """,
+        tmp_path / "a",
+        tmp_path / "b",
+    )
+    assert out == {
+        "path": [str(tmp_path / "a" / "nsp"), str(tmp_path / "b" / "nsp")],
+        "file": None,
+        "left": ["ToolcallSourceLoader", True],
+        "right": ["ToolcallSourceLoader", 2],
+    }
+
+
+def test_extension_module_imported_after_install() -> None:
+    """A C extension first imported after install loads with the standard ExtensionFileLoader."""
+    out = run("""
+        fresh = "_csv" not in sys.modules
+        _hook.install()
+        import csv
+        spec = sys.modules["_csv"].__spec__
+        out = {
+            "fresh": fresh,
+            "loader": type(spec.loader).__name__,
+            "extension": spec.origin.endswith(tuple(machinery.EXTENSION_SUFFIXES)),
+            "works": list(csv.reader(["a,b"])),
+        }
+    """)
+    assert out == {
+        "fresh": True,
+        "loader": "ExtensionFileLoader",
+        "extension": True,
+        "works": [["a", "b"]],
+    }
+
+
+def test_extension_still_wins_over_a_same_named_source(tmp_path: Path) -> None:
+    """The hook keeps the standard loader order: an extension beats a .py of the same name."""
+    origin = importlib.util.find_spec("_csv").origin
+    assert origin is not None
+    shutil.copy(origin, tmp_path / Path(origin).name)
+    write(tmp_path, "_csv.py", "SHADOW = True\n")
+    out = run(
+        """
+        _hook.install()
+        import _csv
+        out = {"loader": loader(_csv), "shadowed": hasattr(_csv, "SHADOW")}
+        """,
+        tmp_path,
+    )
+    assert out == {"loader": "ExtensionFileLoader", "shadowed": False}
+
+
+def test_sourceless_module_is_processed(tmp_path: Path) -> None:
+    """A .pyc-only module (compileall -b, source deleted) goes through the sourceless loader."""
+    source = write(tmp_path, "compiled.py", TOOLS)
+    py_compile.compile(str(source), cfile=str(tmp_path / "compiled.pyc"), doraise=True)
+    source.unlink()
+    out = run(
+        """
+        _hook.install()
+        import compiled
+        out = {
+            "loader": loader(compiled),
+            "sourceless": isinstance(compiled.__spec__.loader, machinery.SourcelessFileLoader),
+            "registered": "compiled" in _registry._entries,
+        }
+        """,
+        tmp_path,
+    )
+    assert out == {"loader": "ToolcallSourcelessLoader", "sourceless": True, "registered": True}
+
+
+def test_zip_module_uses_the_lazy_path(tmp_path: Path) -> None:
+    """A marked module inside a zip is imported by zipimport and processed on first use."""
+    archive = tmp_path / "tools.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("zipped.py", TOOLS)
+    out = run(
+        """
+        _hook.install()
+        import zipped
+        before = "zipped" in _registry._entries
+        emitted = toolcall.emit(zipped, "openai")
+        out = {
+            "loader": loader(zipped),
+            "before": before,
+            "names": [tool["function"]["name"] for tool in emitted],
+            "after": "zipped" in _registry._entries,
+        }
+        """,
+        archive,
+    )
+    assert out == {"loader": "zipimporter", "before": False, "names": ["ping"], "after": True}
+
+
+def test_pytest_assertion_rewriting_still_works(tmp_path: Path) -> None:
+    """With the hook installed from a conftest, pytest still rewrites asserts in test modules."""
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    write(tmp_path, "conftest.py", "import toolcall\nfrom toolcall import _hook\n_hook.install()\n")
+    write(tmp_path, "helper_tools.py", TOOLS)
+    write(
+        tmp_path,
+        "test_rewritten.py",
+        """
+        from toolcall import _hook, _registry
+
+        import helper_tools
+
+
+        def inc(x):
+            return x + 1
+
+
+        def test_hook_saw_the_helper():
+            assert _hook.installed()
+            assert type(__loader__).__name__ == "AssertionRewritingHook"
+            assert type(helper_tools.__loader__).__name__ == "ToolcallSourceLoader"
+            assert _registry._entries["helper_tools"].tool_names == ("ping",)
+
+
+        def test_rewritten():
+            assert inc(1) == 3
+        """,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        cwd=tmp_path,
+        env=environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "E       assert 2 == 3\n" in done.stdout
+    assert "E        +  where 2 = inc(1)\n" in done.stdout
+    assert "1 failed, 1 passed" in done.stdout
+
+
+def test_autoinstall_honours_toolcall_hook() -> None:
+    """autoinstall() installs unless TOOLCALL_HOOK is exactly "0"."""
+    out = run("""
+        import os
+        out = {}
+        for value in ("0", "1", "", None):
+            _hook.uninstall()
+            if value is None:
+                os.environ.pop("TOOLCALL_HOOK", None)
+            else:
+                os.environ["TOOLCALL_HOOK"] = value
+            _hook.autoinstall()
+            out[repr(value)] = _hook.installed()
+    """)
+    assert out == {"'0'": False, "'1'": True, "''": True, "None": True}
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, True), ("0", False)])
+def test_import_toolcall_installs_the_hook(value: str | None, expected: bool) -> None:
+    """`import toolcall` installs the hook, unless TOOLCALL_HOOK=0."""
+    out = run("out = {'installed': _hook.installed()}", TOOLCALL_HOOK=value)
+    assert out == {"installed": expected}
