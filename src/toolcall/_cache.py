@@ -474,15 +474,20 @@ def _dist_record(name: str) -> tuple[str, frozenset[str], str] | None:
 
 
 def _owning_dist(top: str, path: str) -> tuple[str, str] | None:
+    """(name, version) of the installed distribution whose RECORD lists ``path``."""
     real = os.path.realpath(path)
-    for name in _packages_distributions().get(top, ()):
-        record = _dist_record(name)
-        if record is None:
-            continue
-        root, files, version = record
-        relative = os.path.relpath(real, root)
-        if not relative.startswith("..") and relative.replace(os.sep, "/") in files:
-            return name, version
+    try:
+        for name in _packages_distributions().get(top, ()):
+            record = _dist_record(name)
+            if record is None:
+                continue
+            root, files, version = record
+            relative = os.path.relpath(real, root)
+            if not relative.startswith("..") and relative.replace(os.sep, "/") in files:
+                return name, version
+    except Exception as exc:
+        # Broken third-party metadata must not break an import; hashing the file is sound.
+        _log.debug("toolcall cache: cannot tell which distribution has %s: %r", path, exc)
     return None
 
 
@@ -531,10 +536,13 @@ def _pyc_candidates(source_path: str) -> Iterator[str]:
     yield base + ".pyc"
     folder, stem = os.path.split(base)
     pycache = os.path.join(folder, "__pycache__")
-    with contextlib.suppress(OSError):
-        for name in sorted(os.listdir(pycache)):
-            if name.startswith(f"{stem}.") and name.endswith(".pyc"):
-                yield os.path.join(pycache, name)
+    try:
+        names = sorted(os.listdir(pycache))
+    except OSError:
+        names = []
+    for name in names:
+        if name.startswith(f"{stem}.") and name.endswith(".pyc"):
+            yield os.path.join(pycache, name)
     if sys.pycache_prefix:
         with contextlib.suppress(ValueError, NotImplementedError):
             yield importlib.util.cache_from_source(source_path)
@@ -684,7 +692,7 @@ def _scan(directory: StrPath) -> list[tuple[EntryInfo, int]]:
                 module, _, key = name[: -len(SUFFIX)].rpartition("-")
                 module, source_path, status = checker.classify(item.path, module, key)
             info = EntryInfo(Path(item.path), st.st_size, module, source_path, status, st.st_mtime)
-            found.append((info, st.st_ino))
+            found.append((info, item.inode()))
     found.sort(key=lambda pair: (pair[0].module, pair[0].path.name))
     return found
 

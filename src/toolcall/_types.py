@@ -27,7 +27,6 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-import typing_extensions
 
 from toolcall import ir
 from toolcall._markers import Param
@@ -82,14 +81,7 @@ _ANNOTATED_META = {
     "lt": "exclusive_maximum",
     "multiple_of": "multiple_of",
 }
-_REQUIRED_WRAPPERS = {
-    typing.Required,
-    typing.NotRequired,
-    typing_extensions.Required,
-    typing_extensions.NotRequired,
-    typing.ReadOnly if hasattr(typing, "ReadOnly") else None,
-    typing_extensions.ReadOnly,
-} - {None}
+_REQUIRED_WRAPPERS = ("Required", "NotRequired", "ReadOnly")
 
 
 def class_ref(cls: Any) -> str:
@@ -116,7 +108,25 @@ def param_override(extras: tuple[Any, ...]) -> Param | None:
 
 
 def _is_typeddict(tp: Any) -> bool:
-    return isinstance(tp, type) and (typing.is_typeddict(tp) or typing_extensions.is_typeddict(tp))
+    if not isinstance(tp, type):
+        return False
+    te = _typing_extensions()
+    return typing.is_typeddict(tp) or (te is not None and te.is_typeddict(tp))
+
+
+def _typing_extensions() -> Any:
+    """typing_extensions only if the user's code imported it: it is not our dependency."""
+    return sys.modules.get("typing_extensions")
+
+
+def _is_special(tp: Any, name: str) -> bool:
+    """``typing.<name>`` or ``typing_extensions.<name>``, whichever the user wrote."""
+    if tp is None:
+        return False
+    if tp is getattr(typing, name, None):
+        return True
+    te = _typing_extensions()
+    return te is not None and tp is getattr(te, name, None)
 
 
 def _is_namedtuple(tp: Any) -> bool:
@@ -143,8 +153,8 @@ def _strip_required(tp: Any) -> tuple[Any, bool | None]:
     required: bool | None = None
     while True:
         origin = typing.get_origin(tp)
-        if origin in _REQUIRED_WRAPPERS:
-            name = getattr(origin, "_name", "") or getattr(origin, "__name__", "")
+        name = next((n for n in _REQUIRED_WRAPPERS if _is_special(origin, n)), None)
+        if name is not None:
             if name == "Required":
                 required = True
             elif name == "NotRequired":
@@ -307,7 +317,7 @@ class TypeResolver:
     def _resolve_plain(self, tp: Any, where: str) -> ir.Type:
         if tp in _NONE_TYPES:
             return ir.Type(kind="null")
-        if tp is Any or tp is object or tp is typing_extensions.Any:
+        if tp is object or _is_special(tp, "Any"):
             return ir.Type(kind="any")
         if isinstance(tp, str | typing.ForwardRef):
             self.warn(f"{where}: cannot resolve the annotation {_name(tp)!r}; sent as any value")
@@ -325,7 +335,7 @@ class TypeResolver:
         origin = typing.get_origin(tp)
         if origin is typing.Union or origin is types.UnionType:
             return self._union(typing.get_args(tp), where)
-        if origin is typing.Literal or origin is typing_extensions.Literal:
+        if _is_special(origin, "Literal"):
             return self._literal(typing.get_args(tp), where)
         if origin is not None:
             return self._generic(tp, origin, typing.get_args(tp), where)
