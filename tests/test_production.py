@@ -199,8 +199,12 @@ def test_eight_cold_processes(project, tmp_path):
 @pytest.mark.parametrize("mode", ["timestamp", "unchecked-hash"])
 def test_sourceless_deployment(project, tmp_path, mode):
     """Compiled with -OO, .py deleted, run with -OO: the same schemas, descriptions included."""
-    cache = tmp_path / "cache"
-    from_source, _ = emitted(project, cache)
+    from_source, _ = emitted(project, tmp_path / "source-cache")
+    cache = tmp_path / "shipped-cache"
+    built = python(
+        project, cache, "-m", "toolcall.cli.cache", "build", "app", "--cache-dir", str(cache)
+    )
+    assert (built.returncode, built.stdout) == (0, f"built 1 entry in {cache}\n"), built.stderr
     deployed = tmp_path / "deployed"
     shutil.copytree(project, deployed)
     compiled = subprocess.run(
@@ -225,3 +229,28 @@ def test_sourceless_deployment(project, tmp_path, mode):
     shipped, _ = emitted(deployed, cache, "-OO")
     assert shipped == from_source
     assert "pay for next-day delivery" in json.dumps(shipped)
+
+
+@pytest.mark.parametrize("target", ["app", "app.tools", "PATH"])
+def test_build_targets(project, tmp_path, target):
+    """`toolcall-cache build` takes a package, a module or a path."""
+    cache = tmp_path / "cache"
+    arg = str(project / "app") if target == "PATH" else target
+    done = python(
+        project, cache, "-m", "toolcall.cli.cache", "build", arg, "--cache-dir", str(cache)
+    )
+    assert done.returncode == 0, done.stderr
+    assert [p.name.split("-")[0] for p in entries(cache)] == ["app.tools"]
+
+
+def test_build_failures_are_one_line(project, tmp_path):
+    """An unknown module or a broken one: exit 1, one line on stderr, no traceback."""
+    cache = tmp_path / "cache"
+    missing = python(project, cache, "-m", "toolcall.cli.cache", "build", "nope.nothing")
+    assert missing.returncode == 1
+    assert missing.stderr.count("\n") == 1
+    (project / "app" / "tools.py").write_text("__toolcall__ = True\ndef broken(:\n")
+    broken = python(project, cache, "-m", "toolcall.cli.cache", "build", "app.tools")
+    assert broken.returncode == 1
+    assert "SyntaxError" in broken.stderr
+    assert "Traceback" not in broken.stderr

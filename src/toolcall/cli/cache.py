@@ -70,9 +70,88 @@ def _clear(directory: Path, args: argparse.Namespace) -> int:
 
 
 # -- build ------------------------------------------------------------------------------
-# `build` pre-computes entries for marked modules, so it needs the registry (derivation
-# and rendering), which this maintenance half must not import. It is registered in
-# `_parser` next to the maintenance commands and shares `--cache-dir` through `_common`.
+
+
+def _build(directory: Path, args: argparse.Namespace) -> int:
+    """Import every marked module named and process it with ``directory`` as the cache.
+
+    Unlike the maintenance commands this imports user code: deriving needs the live module.
+    """
+    import importlib
+    import os
+    import warnings
+
+    os.environ["TOOLCALL_CACHE_DIR"] = str(directory)
+    os.environ.pop("TOOLCALL_CACHE", None)
+    from toolcall import _registry
+    from toolcall._derive import is_marked
+    from toolcall._discover import DiscoveryError
+
+    try:
+        names = _build_targets(args.targets or ["."])
+    except DiscoveryError as exc:
+        _error(str(exc))
+        return 1
+    except Exception as exc:  # importing a named package runs user code
+        _error(f"cannot import: {type(exc).__name__}: {exc}")
+        return 1
+    built = 0
+    for name in names:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = importlib.import_module(name)
+                if not is_marked(module):
+                    _error(f"{name} is not a tool module (no `__toolcall__ = True`)")
+                    return 1
+                _registry.process(module)
+        except Exception as exc:
+            _error(f"cannot import {name}: {type(exc).__name__}: {exc}")
+            return 1
+        source = _read(getattr(module.__spec__, "origin", None) or "")
+        if (
+            source is None
+            or not _cache.entry_path(directory, name, _cache.source_key(name, source)).is_file()
+        ):
+            _error(f"could not write the entry of {name} in {directory}")
+            return 1
+        built += 1
+    print(f"built {built} {'entry' if built == 1 else 'entries'} in {directory}")
+    return 0
+
+
+def _build_targets(targets: list[str]) -> list[str]:
+    """Module names for build's arguments: existing paths are searched, the rest imported."""
+    import importlib
+
+    from toolcall._discover import find_modules
+
+    names: list[str] = []
+    for target in targets:
+        path = Path(target)
+        if path.exists():
+            roots = [path.parent if path.is_file() else path]
+            found = [f for f in find_modules(roots) if not path.is_file() or f.path == path]
+        else:
+            package = importlib.import_module(target)
+            search = getattr(package, "__path__", None)
+            if search is None:
+                names.append(target)
+                continue
+            found = find_modules(Path(p) for p in search)
+        for item in found:
+            if str(item.root) not in sys.path:
+                sys.path.insert(0, str(item.root))
+            names.append(item.name)
+    return sorted(set(names))
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 # -- parsing and output -----------------------------------------------------------------
@@ -137,6 +216,20 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     clearing.set_defaults(command=_clear)
+
+    building = commands.add_parser(
+        "build",
+        parents=[common],
+        help="pre-compute the entries of marked modules, to ship with a deployment",
+        description=(
+            "Import every marked module found in the given paths or packages and write its "
+            "entry, so a deployment can ship them (see docs/production.md). An argument naming "
+            "an existing file or directory is a path; anything else is a dotted module or "
+            "package name. Default: the current directory."
+        ),
+    )
+    building.add_argument("targets", nargs="*", metavar="PATH|PACKAGE")
+    building.set_defaults(command=_build)
     return parser
 
 
