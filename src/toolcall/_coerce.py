@@ -291,15 +291,17 @@ def _string(t: ir.Type, resolver: Resolver) -> Coercer:
         return _plain_text
 
     def string(value: Any) -> Any:
+        # converting first: "expected a date" helps a model more than "pattern mismatch"
         text = _text(value, reason)
+        restored: Any = text
+        if convert is not None:
+            try:
+                restored = convert(text)
+            except (ValueError, TypeError, ArithmeticError):
+                raise Invalid(reason, value) from None
         if check is not None:
             check(text, value)
-        if convert is None:
-            return text
-        try:
-            return convert(text)
-        except (ValueError, TypeError, ArithmeticError):
-            raise Invalid(reason, value) from None
+        return restored
 
     if t.py != "decimal":
         return string
@@ -330,7 +332,7 @@ def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
             cls = resolver.cls(t.ref)
             restored = {key: cls(value) for key, value in restored.items()}
         except (LookupError, ValueError, TypeError):
-            pass  # an unresolvable class: the JSON values themselves, as for a Literal
+            pass  # no such class (or not with these values): the values, as for a Literal
 
     def enum(value: Any) -> Any:
         try:
@@ -484,7 +486,7 @@ def _object(t: ir.Type, resolver: Resolver) -> Coercer:
         return keys
 
     def obj(value: Any) -> Any:
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):
             raise Invalid("expected_object", value)
         if size is not None:
             size(value)

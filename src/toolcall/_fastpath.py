@@ -78,8 +78,11 @@ def _is_plain(parameter: ir.Parameter) -> bool:
     t = parameter.type
     if t.kind not in _CHECKS or t != ir.Type(kind=t.kind, nullable=t.nullable):
         return False
+    # a keyword in generated source must be spelled exactly as given: ASCII (a non-ASCII
+    # identifier would be NFKC-normalised by the compiler) and not a reserved word
+    name = parameter.name
     return parameter.positional_only or (
-        parameter.name.isidentifier() and not keyword.iskeyword(parameter.name)
+        name.isascii() and name.isidentifier() and not keyword.iskeyword(name)
     )
 
 
@@ -172,24 +175,19 @@ def _validate(i: int, p: ir.Parameter, miss: str) -> list[str]:
     """Source that leaves the argument in ``v{i}`` (``_ABSENT`` when it is not passed)."""
     v = f"v{i}"
     kind, nullable = p.type.kind, p.type.nullable or p.type.kind == "any"
+    check = _CHECKS[kind].format(v=v)
+    count = [] if p.required else ["        n += 1"]  # required ones are counted up front
     # None fails the check of a required, non-nullable scalar just as a missing key does
     default = "" if p.required and not nullable else ", _ABSENT"
     lines = [f"    {v} = args.get({p.name!r}{default})"]
     if p.required:
-        lines += [f"    if {_CHECKS[kind].format(v=v)}:", "        pass"]
-        counted = ""
+        lines += [f"    if {check}:", "        pass"]
     else:
-        lines += [
-            f"    if {v} is _ABSENT:",
-            "        pass",
-            f"    elif {_CHECKS[kind].format(v=v)}:",
-            "        n += 1",
-        ]
-        counted = "        n += 1\n"
+        lines += [f"    if {v} is _ABSENT:", "        pass", f"    elif {check}:", *count]
     if kind == "number":
         lines += [
             f"    elif type({v}) is int:",
-            *([counted.rstrip("\n")] if counted else []),
+            *count,
             "        try:",
             f"            {v} = float({v})",
             "        except OverflowError:",
@@ -197,7 +195,7 @@ def _validate(i: int, p: ir.Parameter, miss: str) -> list[str]:
         ]
     if kind != "any" and (nullable or not p.required):
         # an explicit null: the value None when the type takes it, otherwise "not passed"
-        lines += [f"    elif {v} is None:", counted.rstrip("\n") or "        pass"]
+        lines += [f"    elif {v} is None:", *(count or ["        pass"])]
         if not nullable:
             lines.append(f"        {v} = _ABSENT")
     lines += ["    else:", f"        {miss}"]

@@ -12,17 +12,19 @@ defaults apply. A tool of plain scalars first goes through its generated fast pa
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from toolcall import ir
-from toolcall._coerce import Coercer, Invalid, Resolver, accepts_null, build_coercer
+from toolcall._coerce import Invalid, Resolver, accepts_null, build_coercer
 from toolcall._fastpath import build_fastpath, tool_exited, tool_raised
 from toolcall._result import Err, Ok, ToolError
 
 __all__ = ["ToolPlan", "build_plan"]
 
 Result = Ok[Any] | Err
+
+_ABSENT: Any = object()
 
 
 class ToolPlan:
@@ -42,7 +44,7 @@ class ToolPlan:
         name: str,
         is_async: bool,
         run: Callable[[Any], Result],
-        arun: Callable[[Any], Awaitable[Result]],
+        arun: Callable[[Any], Coroutine[Any, Any, Result]],
     ) -> None:
         self.name = name
         self.is_async = is_async
@@ -77,10 +79,11 @@ class _Binder:
         self.extra = build_coercer(tool.kwargs, resolver) if tool.kwargs is not None else None
 
     def bind(self, args: Any) -> tuple[list[Any], dict[str, Any]] | Err:
-        if not isinstance(args, Mapping):
+        if type(args) is not dict and not isinstance(args, Mapping):
             return Err(ToolError.invalid_arguments(args))
-        undeclared = [key for key in args if key not in self.declared]
-        if undeclared:
+        undeclared: list[Any] = []
+        if not self.declared.issuperset(args):
+            undeclared = [key for key in args if key not in self.declared]
             non_string = tuple(key for key in undeclared if not isinstance(key, str))
             if non_string:
                 return Err(ToolError.non_string_arguments(non_string))
@@ -90,8 +93,8 @@ class _Binder:
         keywords: dict[str, Any] = {}
         skipped: str | None = None  # the first omitted positional-only optional
         for index, p in enumerate(self.parameters):
-            given = p.name in args and not (args[p.name] is None and p.null_is_absent)
-            if not given:
+            value = args.get(p.name, _ABSENT)
+            if value is _ABSENT or (value is None and p.null_is_absent):
                 if p.required:
                     return Err(ToolError.missing_argument(p.name))
                 if p.positional_only and skipped is None:
@@ -100,11 +103,12 @@ class _Binder:
             if p.positional_only and skipped is not None:
                 return Err(ToolError.argument_gap(skipped, self._given_after(args, index)))
             try:
-                value = _coerce(p.coerce, args[p.name])
+                value = p.coerce(value)
             except Invalid as error:
-                return Err(
-                    ToolError.invalid_argument((p.name, *error.path), error.reason, error.value)
-                )
+                return _invalid(p.name, error)
+            except RecursionError:
+                # coercion goes only as deep as the type: run was entered with a nearly full stack
+                return _invalid(p.name, Invalid("too_deep", value))
             if p.positional_only:
                 positional.append(value)
             else:
@@ -112,11 +116,11 @@ class _Binder:
         if undeclared and self.extra is not None:
             for key in undeclared:
                 try:
-                    keywords[key] = _coerce(self.extra, args[key])
+                    keywords[key] = self.extra(args[key])
                 except Invalid as error:
-                    return Err(
-                        ToolError.invalid_argument((key, *error.path), error.reason, error.value)
-                    )
+                    return _invalid(key, error)
+                except RecursionError:
+                    return _invalid(key, Invalid("too_deep", args[key]))
         return positional, keywords
 
     def _given_after(self, args: Mapping[str, Any], index: int) -> tuple[str, ...]:
@@ -124,23 +128,22 @@ class _Binder:
             p.name
             for p in self.parameters[index:]
             if p.positional_only
-            and p.name in args
+            and args.get(p.name, _ABSENT) is not _ABSENT
             and not (args[p.name] is None and p.null_is_absent)
         )
 
 
-def _coerce(coerce: Coercer, value: Any) -> Any:
-    try:
-        return coerce(value)
-    except RecursionError:
-        # only when run is entered with the stack nearly full: coercion is as deep as the type
-        raise Invalid("too_deep", value) from None
+def _invalid(name: str, error: Invalid) -> Err:
+    return Err(ToolError.invalid_argument((name, *error.path), error.reason, error.value))
 
 
-def build_plan(tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver) -> ToolPlan:
+def build_plan(
+    tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver, *, fast: bool = True
+) -> ToolPlan:
     """The dispatch plan of ``tool``, calling ``fn``; classes and providers via ``resolver``.
 
     Nothing the IR names has to resolve: an unknown class restores as the plain JSON shape.
+    ``fast=False`` leaves out the generated fast path (to compare the two, or to profile).
     """
     binder = _Binder(tool, resolver)
     name = tool.name
@@ -178,10 +181,12 @@ def build_plan(tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver) -> Too
         def refuse(args: Any) -> Result:
             return refused
 
-        awaiting = build_fastpath(tool, fn, is_async=True, fallback=general_async)
+        awaiting = build_fastpath(tool, fn, is_async=True, fallback=general_async) if fast else None
         return ToolPlan(name, True, refuse, awaiting or general_async)
 
-    calling = build_fastpath(tool, fn, is_async=False, fallback=general) or general
+    calling = (
+        build_fastpath(tool, fn, is_async=False, fallback=general) if fast else None
+    ) or general
 
     async def inline(args: Any) -> Result:
         return calling(args)
