@@ -382,7 +382,10 @@ def test_run_never_raises_when_the_stack_is_nearly_full() -> None:
         return run({"x": value}) if depth == 0 else nested(depth - 1)
 
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(200)
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    sys.setrecursionlimit(depth + 200)
     try:
         result = nested(150)
     finally:
