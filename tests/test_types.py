@@ -102,6 +102,11 @@ def reason(module, value) -> str | None:
         ("Color", {"type": "string", "enum": ["red", "blue"]}),
         ("Level", {"type": "integer", "enum": [1, 2]}),
         ("list[int]", {"type": "array", "items": {"type": "integer"}}),
+        ("list", {"type": "array", "items": {}}),
+        ("tuple", {"type": "array", "items": {}}),
+        ("tuple[()]", {"type": "array", "minItems": 0, "maxItems": 0}),
+        ("Sequence", {"type": "array", "items": {}}),
+        ("dict", {"type": "object", "additionalProperties": {}}),
         ("Sequence[str]", {"type": "array", "items": {"type": "string"}}),
         (
             "tuple[int, str]",

@@ -56,7 +56,6 @@ _STRING_PY: dict[type, tuple[str, dict[str, str]]] = {
 
 _ARRAY_ORIGINS: dict[Any, str] = {
     list: "list",
-    typing.List: "list",  # noqa: UP006 - the alias is a distinct runtime object
     collections.abc.Sequence: "list",
     collections.abc.MutableSequence: "list",
     collections.abc.Iterable: "list",
@@ -390,7 +389,7 @@ class TypeResolver:
         if origin is tuple:
             if len(args) == 2 and args[1] is Ellipsis:
                 return ir.Type(kind="array", py="tuple", items=self.resolve(args[0], where))
-            if args == ((),):
+            if not args:  # tuple[()]
                 return ir.Type(kind="array", py="tuple", min_items=0, max_items=0)
             prefix = tuple(self.resolve(a, where) for a in args)
             return ir.Type(
@@ -436,10 +435,10 @@ class TypeResolver:
             return ir.Type(kind="number")
         if tp is str:
             return ir.Type(kind="string")
-        if tp is list or tp is tuple or tp is set or tp is frozenset:
+        if tp is tuple:
+            return ir.Type(kind="array", py="tuple", items=ir.Type(kind="any"))
+        if tp in _ARRAY_ORIGINS or tp in _MAPPING_ORIGINS:
             return self._generic(tp, tp, (), where)
-        if tp is dict:
-            return ir.Type(kind="object", py="dict", additional=ir.Type(kind="any"))
         for base, (py, extra) in _STRING_PY.items():
             if tp is base:
                 return ir.Type(kind="string", py=py, **extra)  # type: ignore[arg-type]
