@@ -306,6 +306,12 @@ def test_restores_classes(typed):
         ("Annotated[str, msgspec.Meta(pattern='^a')]", "b", "pattern_mismatch"),
         ("Annotated[str, msgspec.Meta(min_length=2)]", "a", "too_short"),
         ("Annotated[str, msgspec.Meta(max_length=2)]", "abc", "too_long"),
+        (
+            "Annotated[int, annotated_types.Ge(1), toolcall.Param(wire='string_integer')]",
+            "0",
+            "out_of_range",
+        ),
+        ("Annotated[int, toolcall.Param(wire='string_integer')]", "1.5", "expected_integer_string"),
     ],
 )
 def test_rejections(typed, annotation, value, expected_reason):

@@ -239,24 +239,14 @@ class _Derivation:
         else:
             t = self.resolver.resolve(hint, where)
             _, extras = unwrap_annotated(hint)
-        if decorator is not None and decorator.wire == "string_integer":
-            if t.kind == "integer":
-                t = ir.Type(
-                    kind="string", pattern=r"^-?\d+$", wire="string_integer", nullable=t.nullable
-                )
-            elif t.wire != "string_integer":
-                self.warn(f"{where}: wire='string_integer' needs an int, not a {t.kind}")
+        if decorator is not None:
+            t = self.resolver.with_wire(t, decorator.wire, where)
         description = self._description(hint, extras, decorator, doc_text, annotation_text, docs)
         required = p.default is inspect.Parameter.empty
         has_default, default = False, None
         if not required:
             has_default, default = json_default(p.default)
-            if (
-                has_default
-                and isinstance(default, float)
-                and t.kind == "integer"
-                and (default.is_integer())
-            ):
+            if isinstance(default, float) and t.kind == "integer" and default.is_integer():
                 default = int(default)
             if has_default and not default_fits(default, t):
                 if default is not None:

@@ -289,15 +289,19 @@ class TypeResolver:
                     self.warn(f"{where}: constraint {key}={value!r} does not apply to a {t.kind}")
                 else:
                     changes[target] = value
+        if changes:
+            t = msgspec.structs.replace(t, **changes)
         override = param_override(extras)
-        if override is not None and override.wire == "string_integer":
-            if t.kind != "integer":
-                self.warn(f"{where}: wire='string_integer' needs an int, not a {t.kind}")
-            else:
-                return ir.Type(
-                    kind="string", pattern=r"^-?\d+$", wire="string_integer", nullable=t.nullable
-                )
-        return msgspec.structs.replace(t, **changes) if changes else t
+        return self.with_wire(t, override.wire if override else None, where)
+
+    def with_wire(self, t: ir.Type, wire: str | None, where: str) -> ir.Type:
+        """``wire="string_integer"``: an int travels as a string of digits (ids past 2**53)."""
+        if wire != "string_integer" or t.wire == wire:
+            return t
+        if t.kind != "integer":
+            self.warn(f"{where}: wire='string_integer' needs an int, not a {t.kind}")
+            return t
+        return msgspec.structs.replace(t, kind="string", pattern=r"^-?\d+$", wire=wire)
 
     @staticmethod
     def _constraint_target(t: ir.Type, key: str) -> str | None:
