@@ -20,6 +20,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -44,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "watch":
             return _run_watch(args)
+        if args.command == "serve-mcp":
+            return _run_serve_mcp(args)
         return export(
             args.modules,
             format=args.format,
@@ -270,6 +273,64 @@ def _run_watch(args: argparse.Namespace) -> int:
     )
 
 
+# -- serve-mcp --------------------------------------------------------------------------
+
+
+def _run_serve_mcp(args: argparse.Namespace) -> int:
+    """Serve until the client leaves (stdio) or Ctrl-C (http); both are a clean exit."""
+    try:
+        import anyio
+
+        from toolcall import mcp
+    except ImportError as exc:
+        raise CliError(str(exc)) from None
+    _prepend_sys_path([Path.cwd().resolve()])
+    with _reported_warnings():
+        modules = [_import(name, None) for name in dict.fromkeys(args.modules)]
+        try:
+            server = mcp.build_server(
+                *modules, name=args.name, run_sync_in_thread=args.run_sync_in_thread
+            )
+        except (toolcall.NotAToolModule, ValueError) as exc:
+            raise CliError(str(exc)) from None
+    count = sum(len(toolcall.tool_names(module)) for module in modules)
+
+    def announce(url: str) -> None:
+        noun = "tool" if count == 1 else "tools"
+        print(f"{PROG}: serving {count} {noun} at {url}", file=sys.stderr, flush=True)
+
+    serving = partial(
+        mcp.run_server,
+        server,
+        args.transport,
+        host=args.host,
+        port=args.port,
+        on_listening=announce,
+    )
+    try:
+        anyio.run(serving)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as exc:
+        if args.transport != "http":
+            raise
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        msg = f"cannot serve on {args.host}:{args.port}: {reason}"
+        raise CliError(msg) from None
+    return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        msg = f"invalid port {text!r}: expected a number from 0 to 65535"
+        raise argparse.ArgumentTypeError(msg)
+    return port
+
+
 # -- parsing ----------------------------------------------------------------------------
 
 
@@ -338,6 +399,44 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="poll the file system instead of using OS notifications (Docker volumes, "
         "network mounts)",
+    )
+
+    serve = commands.add_parser(
+        "serve-mcp",
+        help="serve the tools of marked modules as an MCP server",
+        description="Serve the tools of marked modules as a Model Context Protocol server, over\n"
+        "stdio (for a client that starts the server) or streamable HTTP. Needs the\n"
+        "mcp extra: pip install 'toolcall[mcp]'. The current directory is importable.",
+        epilog="examples:\n"
+        "  toolcall serve-mcp myapp.tools.weather myapp.tools.orders\n"
+        "  toolcall serve-mcp myapp.tools.weather --transport http --port 8000",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument(
+        "modules", nargs="+", metavar="MODULE", help="dotted names of the modules to serve"
+    )
+    serve.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio, or streamable HTTP at http://HOST:PORT/mcp (default: stdio)",
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on, http (default: 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port",
+        type=_port,
+        default=8000,
+        help="port to listen on, http; 0 picks a free one (default: 8000)",
+    )
+    serve.add_argument(
+        "--name", default="toolcall", help="server name shown to clients (default: toolcall)"
+    )
+    serve.add_argument(
+        "--run-sync-in-thread",
+        action="store_true",
+        help="run plain (non-async) tools in worker threads, for tools that block",
     )
     return parser
 

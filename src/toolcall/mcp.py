@@ -1,0 +1,322 @@
+"""Serve tool modules as a Model Context Protocol server, on the official ``mcp`` SDK (2.x).
+
+>>> from toolcall.mcp import serve
+>>> serve("myapp.tools.weather", "myapp.tools.orders")                   # doctest: +SKIP
+>>> serve("myapp.tools.weather", transport="http", port=8000)            # doctest: +SKIP
+
+or from a shell: ``toolcall serve-mcp myapp.tools.weather --transport http``.
+
+Everything a request needs is prepared when the server is built: ``tools/list`` answers with
+the precomputed MCP variant (``Toolbox.emit("mcp")``), so no schema is rendered per request,
+and ``tools/call`` goes through ``Toolbox.arun``, which runs a plain function inline on the
+event loop (no thread hop; pass ``run_sync_in_thread=True`` for tools that block).
+
+Results. A successful call's value is encoded with :func:`toolcall.encode_result` and sent as
+text. When the function's return annotation is an object type (a ``dict``, ``TypedDict``,
+dataclass, ``msgspec.Struct``, ``Mapping``) the tool also declares an ``outputSchema`` (the
+schema toolcall derives for that type) and the result carries the same JSON as
+``structuredContent``. Other return types (lists, scalars, ``X | None``, unions) are text only:
+MCP requires an output schema to describe an object. So are types whose JSON encoding differs
+from their schema (``Decimal`` encodes as a number, a ``NamedTuple`` as an array, a Struct that
+renames fields, is tagged or ``array_like``; type providers). A value that does not encode, or
+an object-annotated tool that returns something else, is reported as an error result; the
+value is otherwise not checked against the annotation.
+
+Errors. A call that ``run`` refuses (unknown tool, bad arguments) or a tool that raises comes
+back as an error result (``isError: true``) whose text is the ``ToolError.message`` a model can
+act on, never as a protocol error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import socket
+import sys
+import types
+import typing
+import warnings
+from collections.abc import Callable
+from functools import partial
+from typing import Any, Literal
+
+import msgspec
+
+try:
+    import anyio
+    import anyio.to_thread
+    import mcp.types as mcp_types
+    from mcp.server import Server, ServerRequestContext
+    from mcp.server.stdio import stdio_server
+except ImportError as exc:
+    if exc.name == "mcp":
+        msg = "toolcall.mcp needs the mcp package: pip install 'toolcall[mcp]'"
+    else:
+        msg = f"toolcall.mcp needs mcp 2 or later ({exc}): pip install -U 'toolcall[mcp]'"
+    raise ImportError(msg) from exc
+
+import toolcall
+from toolcall import ir
+
+__all__ = ["build_server", "run_server", "serve"]
+
+Member = types.ModuleType | str | Callable[..., Any]
+Transport = Literal["stdio", "http"]
+TRANSPORTS: tuple[Transport, ...] = ("stdio", "http")
+
+_log = logging.getLogger("toolcall")
+
+
+def build_server(
+    *members: Member,
+    name: str = "toolcall",
+    version: str = "",
+    instructions: str | None = None,
+    run_sync_in_thread: bool = False,
+) -> Server[Any]:
+    """An MCP server (the SDK's low-level ``mcp.server.Server``) for the tools of ``members``.
+
+    ``members`` are what :class:`toolcall.Toolbox` takes: marked modules, their dotted names,
+    plain functions; a duplicate tool name raises ``ValueError``. Run the server with
+    :func:`run_server`, or with any transport of the SDK (``server.run(read, write,
+    server.create_initialization_options())``, ``server.streamable_http_app()``).
+    ``run_sync_in_thread=True`` runs plain (non-``async``) tools in a worker thread, for
+    tools that block; by default they run inline, which is faster for tools that do not.
+    """
+    box = toolcall.Toolbox(*members)
+    functions = _functions(members)
+    structured: set[str] = set()
+    listing: list[mcp_types.Tool] = []
+    for definition in box.emit("mcp"):
+        fn = functions.get(definition["name"])
+        schema = _output_schema(fn) if fn is not None else None
+        if schema is not None:
+            structured.add(definition["name"])
+        listing.append(mcp_types.Tool.model_validate({**definition, "outputSchema": schema}))
+    threaded = frozenset(
+        tool for tool, fn in functions.items() if run_sync_in_thread and not _is_async(fn)
+    )
+    handlers = _Handlers(box, listing, frozenset(structured), threaded)
+    return Server(
+        name,
+        version=version,
+        instructions=instructions,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
+    )
+
+
+async def run_server(
+    server: Server[Any],
+    transport: Transport = "stdio",
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    on_listening: Callable[[str], object] | None = None,
+) -> None:
+    """Serve ``server`` until the client leaves (stdio) or the process is interrupted (http).
+
+    ``transport="stdio"`` speaks on the process's stdin/stdout (the SDK points fd 1 at stderr
+    meanwhile, so a stray ``print`` in a tool cannot corrupt the stream). ``"http"`` serves
+    streamable HTTP at ``http://host:port/path`` with uvicorn; ``port=0`` picks a free port.
+    The socket is bound before serving, so a taken port raises ``OSError`` here, and
+    ``on_listening`` is then called with the URL (the real port included).
+    """
+    if transport == "stdio":
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        return
+    _check_transport(transport)
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.create_server((host, port), family=family) as sock:
+        bound = sock.getsockname()[1]
+        app = server.streamable_http_app(streamable_http_path=path, host=host)
+        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
+        if on_listening is not None:
+            shown = f"[{host}]" if family == socket.AF_INET6 else host
+            on_listening(f"http://{shown}:{bound}{path}")
+        await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def serve(
+    *members: Member,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    name: str = "toolcall",
+    run_sync_in_thread: bool = False,
+    on_listening: Callable[[str], object] | None = None,
+) -> None:
+    """Build a server for ``members`` (see :func:`build_server`) and serve it (see
+    :func:`run_server`); blocks until the server stops."""
+    _check_transport(transport)
+    server = build_server(*members, name=name, run_sync_in_thread=run_sync_in_thread)
+    serving = partial(
+        run_server, server, transport, host=host, port=port, path=path, on_listening=on_listening
+    )
+    anyio.run(serving)
+
+
+def _check_transport(transport: str) -> None:
+    if transport not in TRANSPORTS:
+        msg = f"unknown transport {transport!r}; expected one of: {', '.join(TRANSPORTS)}"
+        raise ValueError(msg)
+
+
+class _Handlers:
+    """The two request handlers, closed over what was prepared at construction."""
+
+    __slots__ = ("_box", "_listing", "_structured", "_threaded")
+
+    def __init__(
+        self,
+        box: toolcall.Toolbox,
+        listing: list[mcp_types.Tool],
+        structured: frozenset[str],
+        threaded: frozenset[str],
+    ) -> None:
+        self._box = box
+        self._listing = listing
+        self._structured = structured
+        self._threaded = threaded
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        return mcp_types.ListToolsResult(tools=self._listing)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult:
+        name = params.name
+        args = {} if params.arguments is None else params.arguments
+        if name in self._threaded:
+            result = await anyio.to_thread.run_sync(self._box.run, name, args)
+        else:
+            result = await self._box.arun(name, args)
+        if isinstance(result, toolcall.Err):
+            return _error(result.error.message)
+        value = result.value
+        try:
+            text = toolcall.encode_result(value)
+        except Exception as exc:  # the tool's own value: anything can fail to encode
+            _log.error("toolcall: the result of %s cannot be encoded as JSON", name, exc_info=True)
+            return _error(f"the tool's result cannot be encoded as JSON: {exc}")
+        content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=text)]
+        if name not in self._structured:
+            return mcp_types.CallToolResult(content=content)
+        structured = msgspec.json.decode(text)
+        if type(structured) is not dict:
+            _log.error("toolcall: %s returned %s, not an object", name, type(value).__name__)
+            return _error(
+                f"the tool returned {type(value).__name__}, but its return annotation declares "
+                "an object"
+            )
+        return mcp_types.CallToolResult(content=content, structured_content=structured)
+
+
+def _error(message: str) -> mcp_types.CallToolResult:
+    return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=message)], is_error=True)
+
+
+def _functions(members: tuple[Member, ...]) -> dict[str, Callable[..., Any]]:
+    """Each tool's function, by tool name, for what the served definitions do not carry:
+    the return annotation and whether it is ``async``."""
+    found: dict[str, Callable[..., Any]] = {}
+    for member in members:
+        if isinstance(member, types.ModuleType | str):
+            module = importlib.import_module(member) if isinstance(member, str) else member
+            for tool in toolcall.tool_names(module):
+                fn = getattr(module, tool, None)
+                if callable(fn):
+                    found[tool] = fn
+        else:
+            found[member.__name__] = member
+    return found
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """As the dispatch plan decides it, so a tool run in a thread is never an ``async`` one."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(inspect.unwrap(fn))
+
+
+def _output_schema(fn: Callable[..., Any]) -> dict[str, Any] | None:
+    """The schema of ``fn``'s return type when it is one MCP can declare, else None.
+
+    The type is derived as the only parameter of a stand-in function, through the public
+    ``toolcall.derive``: the same type machinery as the arguments, providers of ``fn``'s
+    module included. Its warnings are silenced: the type is only a description here, and a
+    return type toolcall cannot express costs the output schema, not the tool.
+    """
+    hint = _return_hint(fn)
+    if hint is None:
+        return None
+
+    def returned(value: Any) -> None:
+        """Stand-in whose parameter carries the return type."""
+
+    returned.__annotations__ = {"value": hint}
+    returned.__module__ = getattr(fn, "__module__", None) or __name__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", toolcall.ToolcallWarning)
+        stand_in = toolcall.derive(returned)
+    value_type = stand_in.parameters[0].type
+    if value_type.kind != "object" or value_type.nullable or not _encodes_as_declared(value_type):
+        return None
+    schema: dict[str, Any] = toolcall.render(stand_in, "mcp")["inputSchema"]["properties"]["value"]
+    return schema
+
+
+def _return_hint(fn: Callable[..., Any]) -> Any:
+    """The evaluated return annotation; None when absent or when it cannot be evaluated.
+
+    Evaluated alone, so a parameter annotation that does not resolve cannot lose it.
+    """
+    inner = inspect.unwrap(fn)
+    raw = getattr(inner, "__annotations__", {}).get("return")
+    if raw is None:
+        return None
+    holder = types.SimpleNamespace(__annotations__={"return": raw})
+    try:
+        hints = typing.get_type_hints(
+            holder, globalns=getattr(inner, "__globals__", None), include_extras=True
+        )
+    except Exception:  # an unresolvable forward reference: no output schema, the tool stays
+        return None
+    return hints["return"]
+
+
+def _encodes_as_declared(t: ir.Type) -> bool:
+    """Whether ``encode_result`` writes a value of ``t`` in the shape ``t``'s schema declares.
+
+    The schema is the one dispatch reads arguments with; a few types are read in one shape
+    and written in another, and a structured result must match its schema exactly.
+    """
+    if t.py in ("decimal", "namedtuple") or t.provider or t.wire:
+        return False
+    if t.py == "struct" and not _plain_struct(t.ref):
+        return False
+    children = (*(f.type for f in t.fields), *t.prefix_items, *t.variants, t.items, t.additional)
+    return all(_encodes_as_declared(child) for child in children if child is not None)
+
+
+def _plain_struct(ref: str) -> bool:
+    """A ``msgspec.Struct`` encoded as an object of its field names (not renamed, tagged or
+    ``array_like``); False when the class cannot be found."""
+    module_name, _, qualname = ref.partition(":")
+    cls: Any = sys.modules.get(module_name)
+    for part in qualname.split("."):
+        cls = getattr(cls, part, None)
+    if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):
+        return False
+    config = cls.__struct_config__
+    return (
+        not config.array_like
+        and config.tag is None
+        and cls.__struct_encode_fields__ == cls.__struct_fields__
+    )
