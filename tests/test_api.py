@@ -44,6 +44,7 @@ def test_public_surface():
         "ToolcallWarning",
         "Toolbox",
         "arun",
+        "check_strict",
         "derive",
         "describe",
         "emit",
@@ -227,9 +228,12 @@ def test_pattern_matching():
         case _:
             pytest.fail("expected Ok")
     ok = toolcall.Ok(1)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError, match="immutable"):
         ok.value = 2  # type: ignore[misc]
     assert not hasattr(ok, "__dict__")
+    assert ok == toolcall.Ok(1) != toolcall.Ok(2)
+    assert repr(ok) == "Ok(value=1)"
+    assert toolcall.Ok[int](1) == ok
 
 
 # --- Toolbox and runtime tools ----------------------------------------------------------

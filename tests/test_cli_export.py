@@ -374,3 +374,18 @@ def test_help(tmp_path: Path) -> None:
     for option in ("--format {openai,anthropic,mcp}", "--strict", "--out FILE", "--path DIR"):
         assert option in text
     assert "__init__.py" in text
+
+
+def test_strict_export_refuses_what_strict_mode_rejects(tmp_path: Path) -> None:
+    """`--strict` fails (exit 1, one line) on a schema strict mode rejects; plain export works."""
+    write(
+        tmp_path,
+        "loose.py",
+        "from typing import Any\n__toolcall__ = True\n\n\ndef f(x: Any) -> None:\n    pass\n",
+    )
+    assert run("export", cwd=tmp_path).returncode == 0
+    result = run("export", "--strict", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == b""
+    (line,) = [line for line in error_lines(result) if not line.startswith("warning: ")]
+    assert line.startswith("toolcall: error: not accepted by strict mode: f: $.properties.x: ")

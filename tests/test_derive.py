@@ -448,3 +448,15 @@ def test_inlining_budget(make_module):
     assert prop(module, "p99")["type"] == "object"
     assert prop(module, "p104") == {}
     assert any("100" in message for message in caught)
+
+
+def test_strict_limitations_warn_at_derivation(make_module):
+    """Open objects, tuples and Any cannot be expressed in strict mode: each warns once."""
+    _, caught = derive_warnings(
+        make_module,
+        "__toolcall__ = True\nfrom typing import Any\n"
+        "def f(filters: dict[str, str], pair: tuple[int, str], x: Any) -> None: pass\n",
+    )
+    strict = [message for message in caught if "strict mode" in message]
+    assert len(strict) == 3
+    assert [name in " ".join(strict) for name in ("filters", "pair", "x")] == [True] * 3

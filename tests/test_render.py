@@ -1035,3 +1035,31 @@ def test_thousand_tools_render_fast() -> None:
     variants = render_variants(many, "big")
     assert time.perf_counter() - start < 1.0
     assert len(variants["mcp", True]) == 1000
+
+
+def test_strict_leaves_out_keywords_strict_mode_rejects() -> None:
+    """uniqueItems, minLength/maxLength and contentEncoding are dropped in strict schemas only."""
+    tool = ir.Tool(
+        name="f",
+        parameters=(
+            ir.Parameter(
+                name="tags",
+                type=ir.Type(
+                    kind="array", py="set", items=ir.Type(kind="string"), unique_items=True
+                ),
+            ),
+            ir.Parameter(name="code", type=ir.Type(kind="string", min_length=2, max_length=4)),
+            ir.Parameter(
+                name="blob", type=ir.Type(kind="string", py="bytes", content_encoding="base64")
+            ),
+        ),
+    )
+    loose = parameters_schema(tool)["properties"]
+    assert loose["tags"]["uniqueItems"] is True
+    assert (loose["code"]["minLength"], loose["code"]["maxLength"]) == (2, 4)
+    assert loose["blob"]["contentEncoding"] == "base64"
+    assert parameters_schema(tool, strict=True)["properties"] == {
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "code": {"type": "string"},
+        "blob": {"type": "string"},
+    }

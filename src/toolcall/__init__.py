@@ -12,6 +12,7 @@ from toolcall._hook import install, installed, uninstall
 from toolcall._markers import Param, ToolcallWarning, exclude, param
 from toolcall._registry import NotAToolModule
 from toolcall._result import Err, Ok, ToolError, encode_result
+from toolcall._strict_check import check_strict
 from toolcall._toolbox import Toolbox
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Toolbox",
     "ToolcallWarning",
     "arun",
+    "check_strict",
     "derive",
     "describe",
     "emit",

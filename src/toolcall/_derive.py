@@ -20,7 +20,9 @@ from typing import Any
 from toolcall import ir
 from toolcall._docstrings import parse_docstring
 from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, Param, ToolcallWarning
+from toolcall._render import render, strict_problems
 from toolcall._source import SourceDocs, module_docs, object_docs
+from toolcall._strict_check import check_strict
 from toolcall._types import (
     TypeResolver,
     default_fits,
@@ -213,7 +215,7 @@ class _Derivation:
                 f"{qualname}: *args cannot be sent by a model; the tool takes no "
                 "positional values (use a list parameter)"
             )
-        return ir.Tool(
+        tool = ir.Tool(
             name=name,
             description=description,
             parameters=tuple(parameters),
@@ -222,6 +224,9 @@ class _Derivation:
             module=getattr(fn, "__module__", "") or "",
             qualname=qualname,
         )
+        for problem in strict_warnings(tool):
+            self.warn(problem)
+        return tool
 
     def _parameter(
         self,
@@ -394,3 +399,13 @@ class _Holder:
 
     def __init__(self, name: str, value: Any) -> None:
         self.__annotations__ = {name: value}
+
+
+def strict_warnings(tool: ir.Tool) -> list[str]:
+    """What strict mode changes or the providers' strict limits reject, once per tool.
+
+    ``strict_problems`` already reports ``Any`` values, so the checker's "no type" lines
+    would only repeat them.
+    """
+    limits = check_strict(render(tool, "openai", strict=True))
+    return strict_problems(tool) + [line for line in limits if ": no type: " not in line]

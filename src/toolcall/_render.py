@@ -68,6 +68,10 @@ _CONSTRAINTS: Final = (
 
 _SCALARS: Final = frozenset({"null", "boolean", "integer", "number", "string"})
 
+# Keywords OpenAI's strict mode rejects. Dispatch still enforces what they say, so strict
+# schemas leave them out instead of failing: the model merely is not told.
+_NOT_STRICT: Final = frozenset({"contentEncoding", "minLength", "maxLength", "uniqueItems"})
+
 # How a problem names the value type of an open object, in Python terms.
 _PY_NAMES: Final = {
     "any": "Any",
@@ -232,7 +236,7 @@ def _schema(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[st
         schema = {"type": kind}
         for attr, key in _CONSTRAINTS:
             value = getattr(t, attr)
-            if value is not None and value != "":
+            if value is not None and value != "" and not (strict and key in _NOT_STRICT):
                 schema[key] = value
     elif kind == "enum":
         values = thaw(t.values)
@@ -281,7 +285,7 @@ def _array(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str
             schema["prefixItems"] = positions
             if items is not None:
                 schema["items"] = items
-    if t.unique_items:
+    if t.unique_items and not strict:
         schema["uniqueItems"] = True
     min_items = length if t.min_items is None else t.min_items
     max_items = length if t.max_items is None else t.max_items

@@ -147,16 +147,22 @@ def _collect(
     tools: list[Any] = []
     owner: dict[str, str] = {}
     bad: list[str] = []
+    problems: list[str] = []
     for name in names:
         module = _import(name, expected.get(name))
         try:
             tool_names = toolcall.tool_names(module)
-            tools.extend(toolcall.emit(module, format, strict=strict))
+            emitted = toolcall.emit(module, format, strict=strict)
         except toolcall.NotAToolModule as exc:
             raise CliError(str(exc)) from None
         except Exception as exc:
             msg = f"cannot export {name}: {_one_line(exc)}"
             raise CliError(msg) from None
+        tools.extend(emitted)
+        if strict:
+            problems.extend(
+                problem for definition in emitted for problem in toolcall.check_strict(definition)
+            )
         for tool in tool_names:
             if not TOOL_NAME.fullmatch(tool):
                 bad.append(f"{tool!r} in {name}")
@@ -170,6 +176,10 @@ def _collect(
             f"invalid tool {noun} {', '.join(bad)}: providers require names matching "
             "^[a-zA-Z0-9_-]{1,64}$; rename the function or mark it @toolcall.exclude"
         )
+        raise CliError(msg)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        msg = f"not accepted by strict mode: {problems[0]}{more}"
         raise CliError(msg)
     return tools
 
