@@ -355,3 +355,13 @@ def test_descriptions_survive_optimize_2():
     assert out[0] == out[1]
     assert "Get the forecast for a city." in out[1]
     assert "ISO 3166-1 alpha-2 country code." in out[1]
+
+
+def test_derive_refuses_what_cannot_be_a_tool():
+    """`derive` on a function that cannot be a tool raises TypeError saying why."""
+
+    def loose(a, b):
+        return a
+
+    with pytest.warns(toolcall.ToolcallWarning), pytest.raises(TypeError, match="no annotations"):
+        toolcall.derive(loose)

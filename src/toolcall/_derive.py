@@ -122,8 +122,7 @@ def derive_function(fn: Callable[..., Any]) -> tuple[ir.Tool, Derived]:
     derivation = _Derivation(providers, module)
     tool = derivation.tool(fn, object_docs(fn))
     if tool is None:
-        msg = f"{fn.__qualname__} has parameters but no annotations, so it cannot be a tool"
-        raise TypeError(msg)
+        raise TypeError(derivation.last_warning)
     resolver = derivation.resolver
     derived = Derived(
         ir=ir.ModuleIR(module=tool.module, tools=(tool,)),
@@ -141,9 +140,11 @@ class _Derivation:
     def __init__(self, providers: list[Any], module: types.ModuleType | None) -> None:
         self.module = module
         self._where: tuple[str, int] = ("<unknown>", 0)
+        self.last_warning = ""  # says why, when a function turns out not to be a tool
         self.resolver = TypeResolver(providers, self.warn, _field_docs)
 
     def warn(self, message: str) -> None:
+        self.last_warning = message
         filename, lineno = self._where
         warnings.warn_explicit(message, ToolcallWarning, filename, lineno)
 

@@ -424,8 +424,8 @@ class TypeResolver:
                 key_t.kind == "enum" and all(isinstance(v, str) for v in key_t.values)
             ):
                 self.warn(
-                    f"{where}: JSON object keys are strings; a {_name(key)} key cannot be "
-                    "sent, so the keys stay strings"
+                    f"{where}: JSON object keys are strings, so keys of type {_name(key)} "
+                    "cannot be sent; the function receives string keys"
                 )
         value = self.resolve(args[1], where) if len(args) > 1 else ir.Type(kind="any")
         return ir.Type(kind="object", py="dict", additional=value)
