@@ -354,3 +354,18 @@ def order(items: list[Item], where: Point, tags: set[str] = frozenset()) -> Any:
     assert (missing.error.path, missing.error.reason) == (("items", 0, "qty"), "missing_field")
     extra = toolcall.run(module, "order", {"items": [], "where": {"x": 1, "z": 2}})
     assert (extra.error.path, extra.error.reason) == (("where", "z"), "unknown_field")
+
+
+def test_string_integer_default_and_bounds(typed):
+    """A string_integer default travels as a string; its bounds tell the model the range."""
+    module = typed(
+        "Annotated[int, annotated_types.Ge(1), toolcall.Param(wire='string_integer')] = 5"
+    )
+    assert schema_of(module) == {
+        "type": "string",
+        "pattern": r"^-?\d+$",
+        "minimum": 1,
+        "default": "5",
+    }
+    assert call(module, "7") == toolcall.Ok(7)
+    assert reason(module, "0") == "out_of_range"

@@ -25,11 +25,10 @@ from toolcall._source import SourceDocs, module_docs, object_docs
 from toolcall._strict_check import check_strict
 from toolcall._types import (
     TypeResolver,
-    default_fits,
     doc_metadata,
     is_documenting_type,
-    json_default,
     param_override,
+    schema_default,
     unwrap_annotated,
 )
 
@@ -251,16 +250,12 @@ class _Derivation:
         required = p.default is inspect.Parameter.empty
         has_default, default = False, None
         if not required:
-            has_default, default = json_default(p.default)
-            if isinstance(default, float) and t.kind == "integer" and default.is_integer():
-                default = int(default)
-            if has_default and not default_fits(default, t):
-                if default is not None:
-                    self.warn(
-                        f"{where}: the default {p.default!r} is outside the parameter's "
-                        "type, so it is not sent to the model"
-                    )
-                has_default, default = False, None
+            has_default, default, inside = schema_default(p.default, t)
+            if not inside:
+                self.warn(
+                    f"{where}: the default {p.default!r} is outside the parameter's "
+                    "type, so it is not sent to the model"
+                )
         return ir.Parameter(
             name=p.name,
             type=t,

@@ -35,11 +35,11 @@ __all__ = [
     "INLINE_BUDGET",
     "TypeResolver",
     "class_ref",
-    "default_fits",
     "doc_metadata",
     "is_documenting_type",
     "json_default",
     "param_override",
+    "schema_default",
     "unwrap_annotated",
 ]
 
@@ -198,6 +198,25 @@ def json_default(value: Any) -> tuple[bool, Any]:
             obj[key] = item_json
         return True, obj
     return False, None
+
+
+def schema_default(value: Any, t: ir.Type) -> tuple[bool, Any, bool]:
+    """``(emit, JSON value, inside the domain)`` for a Python default of type ``t``.
+
+    A default JSON cannot carry is simply not emitted; one outside the type's domain is not
+    emitted either, and says so, so derivation can warn. ``None`` on a non-nullable type is
+    the conventional "not given" and counts as inside.
+    """
+    has, json = json_default(value)
+    if not has:
+        return False, None, True
+    if isinstance(json, float) and t.kind == "integer" and json.is_integer():
+        json = int(json)
+    if not default_fits(json, t):
+        return False, None, json is None
+    if t.wire == "string_integer" and isinstance(json, int):
+        json = str(json)
+    return True, json, True
 
 
 def default_fits(value: Any, t: ir.Type) -> bool:
@@ -576,9 +595,7 @@ class TypeResolver:
             description = override.description
         has_default, value = (False, None)
         if default is not _MISSING:
-            has_default, value = json_default(default)
-            if has_default and not default_fits(value, t):
-                has_default, value = False, None
+            has_default, value, _ = schema_default(default, t)
         return ir.Field(
             name=name,
             type=t,
