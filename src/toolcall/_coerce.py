@@ -9,6 +9,23 @@ never builds a path or an error.
 
 Values are walked only as deep as the type goes, and ``any`` hands the value over untouched,
 so a hostile, deeply nested value costs nothing beyond the depth the tool declared.
+
+**JSON text where a container is declared.** Some clients send a nested array or object as a
+JSON *string* (``"[1, 2]"`` for a ``list[int]``). Where the declared type cannot take a string
+at all, that string is decoded and the result validated as if it had been sent as JSON:
+
+- at every depth, not only for top-level arguments: the clients that do this do it to nested
+  values too, and a type decides for itself whether a string could be meant literally;
+- only where no string is acceptable: an ``array`` or ``object``, or a union (or nullable) none
+  of whose variants takes a string. A union with a string, ``any`` or string-valued enum
+  variant never decodes in any of its variants, so ``list[str] | str`` keeps ``"[1]"`` as text;
+- only a ``str`` whose first non-whitespace character opens the declared container (``[`` for
+  an array, ``{`` for an object), so nothing else is ever parsed; a string that does not decode
+  (malformed, nested past the decoder's depth limit, lone surrogates) keeps the original
+  ``expected_array`` / ``expected_object`` error with the string as the value. Errors inside a
+  decoded value are reported at their path inside it, as for a value sent as JSON.
+
+Decoding costs nothing on the happy path: it is tried only after the shape check has failed.
 """
 
 from __future__ import annotations
@@ -22,6 +39,8 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any, Protocol
+
+import msgspec
 
 from toolcall import ir
 
@@ -62,9 +81,20 @@ def accepts_null(t: ir.Type) -> bool:
     return t.kind == "enum" and any(value is None for value in t.values)
 
 
-def build_coercer(t: ir.Type, resolver: Resolver) -> Coercer:
-    """The coercer for ``t``: returns the restored value or raises :class:`Invalid`."""
-    coerce = _BUILDERS[t.kind](t, resolver)
+def build_coercer(t: ir.Type, resolver: Resolver, *, json_text: bool = True) -> Coercer:
+    """The coercer for ``t``: returns the restored value or raises :class:`Invalid`.
+
+    ``json_text``: whether an array or object here may arrive as JSON text (see above).
+    """
+    kind = t.kind
+    if kind == "array":
+        coerce = _array(t, resolver, json_text)
+    elif kind == "object":
+        coerce = _object(t, resolver, json_text)
+    elif kind == "union":
+        coerce = _union(t, resolver, json_text)
+    else:
+        coerce = _BUILDERS[kind](t, resolver)
     if t.provider:
         coerce = _with_provider(coerce, t.provider, resolver)
     if t.nullable and coerce is not _identity:
@@ -237,12 +267,35 @@ def _base64(text: str) -> bytes:
     return base64.b64decode(text, validate=True)
 
 
+def _shaped(shape: str, parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``parse``, for text of exactly that shape only."""
+    exact = re.compile(shape).fullmatch
+
+    def convert(text: str) -> Any:
+        if exact(text) is None:
+            raise ValueError(text)
+        return parse(text)
+
+    return convert
+
+
+def _any_case(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    return lambda text: parse(text.upper())
+
+
 # py -> (converter from the wire string, reason for a value that is not one)
 _STRING_PY: dict[str, tuple[Callable[[str], Any], str]] = {
-    "datetime": (datetime.fromisoformat, "invalid_datetime"),
-    "date": (date.fromisoformat, "invalid_date"),
-    "time": (time.fromisoformat, "invalid_time"),
-    "uuid": (uuid.UUID, "invalid_uuid"),
+    # ISO 8601 (SPEC 3: naive "2024-05-06T07:08" too), a superset of the RFC 3339 that
+    # ``format`` names once its lowercase "t" and "z" are read too (Python reads only "T", "Z")
+    "datetime": (_any_case(datetime.fromisoformat), "invalid_datetime"),
+    "time": (_any_case(time.fromisoformat), "invalid_time"),
+    # exactly ``format: date`` / ``format: uuid`` (RFC 3339 full-date, RFC 9562's hex and
+    # hyphens), not all Python reads: "20240506", "2024-W19-1", "{...}", "urn:uuid:..."
+    "date": (_shaped(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", date.fromisoformat), "invalid_date"),
+    "uuid": (
+        _shaped(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", uuid.UUID),
+        "invalid_uuid",
+    ),
     "decimal": (_finite_decimal, "invalid_decimal"),
     "path": (pathlib.Path, "expected_string"),
     "bytes": (_base64, "invalid_base64"),
@@ -262,10 +315,46 @@ def _string_integer(value: Any) -> int:
     raise Invalid("expected_integer_string", value)
 
 
+# ECMA-262's \s, which is not Python's (no \x1c-\x1f or \x85; \ufeff is in it)
+_ECMA_SPACE = r"\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    r"""A schema ``pattern`` read as JSON Schema says (ECMA-262), not as Python would read it.
+
+    The differences that matter for patterns people write: ``\d``, ``\w`` and ``\b`` are
+    ASCII (``re.ASCII``), ``\s`` is ECMA's set, and ``$`` matches at the very end only
+    (Python's also matches before a final newline, so ``^\d+$`` would take "5\n").
+    """
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            escape = pattern[i : i + 2]
+            if escape == "\\s":
+                escape = _ECMA_SPACE if in_class else f"[{_ECMA_SPACE}]"
+            elif escape == "\\S" and not in_class:
+                escape = f"[^{_ECMA_SPACE}]"
+            out.append(escape)
+            i += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            char = "\\Z"
+        out.append(char)
+        i += 1
+    return re.compile("".join(out), re.ASCII)
+
+
 def _string_checks(t: ir.Type) -> Callable[[str, Any], None] | None:
     """The constraints a wire string must meet (length in code points, pattern), if any."""
     shortest, longest = t.min_length, t.max_length
-    pattern = re.compile(t.pattern) if t.pattern else None
+    pattern = _ecma_regex(t.pattern) if t.pattern else None
     if shortest is None and longest is None and pattern is None:
         return None
 
@@ -337,7 +426,7 @@ def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
     def enum(value: Any) -> Any:
         try:
             return restored[type(value), value]
-        except (KeyError, TypeError):
+        except Exception:  # not a value, unhashable, or a __hash__ / __eq__ that raises
             pass
         kind = _json_type(value)
         keys: list[tuple[type, Any]] = [(kind, value)]
@@ -346,7 +435,7 @@ def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
         for key in keys:
             try:
                 return restored[key]
-            except (KeyError, TypeError):
+            except Exception:
                 pass
         raise Invalid("not_in_enum", value)
 
@@ -378,6 +467,23 @@ def _prepend(error: Invalid, key: str | int) -> None:
     error.path = (key, *error.path)
 
 
+# JSON text that opens an array / an object (JSON whitespace only: msgspec allows no other).
+_ARRAY_TEXT = re.compile(r"[ \t\n\r]*\[")
+_OBJECT_TEXT = re.compile(r"[ \t\n\r]*\{")
+
+_UNDECODED: Any = object()
+
+
+def _decoded(value: Any, opens: re.Pattern[str]) -> Any:
+    """The container a JSON text spells, or ``_UNDECODED`` (not such a text, or malformed)."""
+    if isinstance(value, str) and opens.match(value):
+        try:
+            return msgspec.json.decode(value)
+        except (ValueError, RecursionError):  # DecodeError and UnicodeEncodeError are ValueErrors
+            pass
+    return _UNDECODED
+
+
 _CONTAINERS: dict[str, Callable[[list[Any]], Any]] = {
     "tuple": tuple,
     "set": set,
@@ -385,9 +491,9 @@ _CONTAINERS: dict[str, Callable[[list[Any]], Any]] = {
 }
 
 
-def _array(t: ir.Type, resolver: Resolver) -> Coercer:
+def _array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
     if t.prefix_items:
-        return _fixed_array(t, resolver)
+        return _fixed_array(t, resolver, json_text)
     item = build_coercer(t.items, resolver) if t.items is not None else _identity
     container = _CONTAINERS.get(t.py)
     size = _sized(
@@ -397,6 +503,8 @@ def _array(t: ir.Type, resolver: Resolver) -> Coercer:
 
     def array(value: Any) -> Any:
         if not isinstance(value, list | tuple):
+            if json_text and (decoded := _decoded(value, _ARRAY_TEXT)) is not _UNDECODED:
+                return array(decoded)
             raise Invalid("expected_array", value)
         if size is not None:
             size(value)
@@ -426,12 +534,14 @@ def _array(t: ir.Type, resolver: Resolver) -> Coercer:
     return array
 
 
-def _fixed_array(t: ir.Type, resolver: Resolver) -> Coercer:
+def _fixed_array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
     positions = tuple(build_coercer(item, resolver) for item in t.prefix_items)
     length = len(positions)
 
     def fixed_array(value: Any) -> tuple[Any, ...]:
         if not isinstance(value, list | tuple):
+            if json_text and (decoded := _decoded(value, _ARRAY_TEXT)) is not _UNDECODED:
+                return fixed_array(decoded)
             raise Invalid("expected_array", value)
         if len(value) != length:
             raise Invalid("wrong_length", value)
@@ -460,7 +570,7 @@ def _constructor(t: ir.Type, resolver: Resolver) -> Callable[..., Any] | None:
         return None
 
 
-def _object(t: ir.Type, resolver: Resolver) -> Coercer:
+def _object(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
     fields = tuple(
         (
             field.name,
@@ -487,6 +597,8 @@ def _object(t: ir.Type, resolver: Resolver) -> Coercer:
 
     def obj(value: Any) -> Any:
         if type(value) is not dict and not isinstance(value, Mapping):
+            if json_text and (decoded := _decoded(value, _OBJECT_TEXT)) is not _UNDECODED:
+                return obj(decoded)
             raise Invalid("expected_object", value)
         if size is not None:
             size(value)
@@ -531,8 +643,22 @@ def _object(t: ir.Type, resolver: Resolver) -> Coercer:
 # Unions -------------------------------------------------------------------------------------
 
 
-def _union(t: ir.Type, resolver: Resolver) -> Coercer:
-    variants = tuple(build_coercer(variant, resolver) for variant in t.variants)
+def _takes_text(t: ir.Type) -> bool:
+    """Whether some string is a value of ``t`` as declared (so JSON text may be meant as text)."""
+    kind = t.kind
+    if kind in ("string", "any"):
+        return True
+    if kind == "enum":
+        return any(isinstance(value, str) for value in t.values)
+    return kind == "union" and any(_takes_text(variant) for variant in t.variants)
+
+
+def _union(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
+    # a string some variant could take as it is may be meant literally: no variant decodes it
+    json_text = json_text and not _takes_text(t)
+    variants = tuple(
+        build_coercer(variant, resolver, json_text=json_text) for variant in t.variants
+    )
     if len(variants) == 1:
         return variants[0]
 
@@ -561,7 +687,4 @@ _BUILDERS: dict[str, Callable[[ir.Type, Resolver], Coercer]] = {
     "number": _number,
     "string": _string,
     "enum": _enum,
-    "array": _array,
-    "object": _object,
-    "union": _union,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from toolcall._registry import lookup
+from toolcall._registry import index, lookup
 from toolcall._result import Err, Ok, ToolError
 
 __all__ = ["arun", "run"]
@@ -18,19 +18,43 @@ def run(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
     can act on. ``NotAToolModule`` is raised for a module that is not marked, since
     that is the program's mistake, not the model's.
     """
-    entry = lookup(module)
+    # The common case is one expression: a processed module, a tool called before. The
+    # first calls, unknown names and values that are not modules go the long way round.
     try:
-        plan = entry.plans[name]
+        call = index[module].runs[name]
     except (KeyError, TypeError):
-        return Err(ToolError.unknown_tool(name, entry.tool_names))
-    return plan.run(args)
+        return _run(module, name, args)
+    return call(args)
 
 
 async def arun(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
     """Like :func:`run`, awaiting ``async def`` tools; plain tools run inline."""
+    try:
+        call = index[module].aruns[name]
+    except (KeyError, TypeError):
+        return await _arun(module, name, args)
+    return await call(args)
+
+
+def _run(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
     entry = lookup(module)
     try:
         plan = entry.plans[name]
     except (KeyError, TypeError):
         return Err(ToolError.unknown_tool(name, entry.tool_names))
-    return await plan.arun(args)
+    result = plan.run(args)
+    if plan.prepared:
+        entry.runs[name] = plan.run
+    return result
+
+
+async def _arun(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
+    entry = lookup(module)
+    try:
+        plan = entry.plans[name]
+    except (KeyError, TypeError):
+        return Err(ToolError.unknown_tool(name, entry.tool_names))
+    result = await plan.arun(args)
+    if plan.prepared:
+        entry.aruns[name] = plan.arun
+    return result

@@ -11,7 +11,7 @@ from typing import Any
 from toolcall import ir
 from toolcall._derive import derive_function
 from toolcall._frozen import FrozenList
-from toolcall._registry import lookup
+from toolcall._registry import index, lookup
 from toolcall._render import FORMATS
 from toolcall._render import render as _render
 
@@ -20,7 +20,7 @@ __all__ = ["derive", "describe", "emit", "render", "tool_names"]
 ModuleRef = types.ModuleType | str
 
 
-def emit(module: ModuleRef, format: str = "openai", *, strict: bool = False) -> FrozenList:
+def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> FrozenList:
     """The tool definitions of a marked module, as the provider's ``tools`` field takes them.
 
     Rendered once when the module was processed; this is a lookup. The result is
@@ -33,12 +33,26 @@ def emit(module: ModuleRef, format: str = "openai", *, strict: bool = False) -> 
     >>> toolcall.emit("examples.weather", "anthropic")[0]["name"]
     'get_weather'
     """
-    variants = lookup(module).variants
+    # ``strict`` is not keyword-only (as it is for ``render``): CPython 3.11 and 3.12 do not
+    # specialise calls of a function with keyword-only parameters, which would cost a third
+    # of this call.
     try:
-        return variants[format, strict]
+        if strict is False:
+            return index[module].plain[format]
+        if strict is True:
+            return index[module].strict[format]
     except (KeyError, TypeError):
-        msg = f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}"
-        raise ValueError(msg) from None
+        pass
+    # first use, a value that is not a module, an unknown format, a ``strict`` that is not a
+    # bool: the general lookup, whose errors are the ones to raise
+    variants = lookup(module).variants
+    if isinstance(format, str) and format in FORMATS:
+        try:
+            return variants[format, strict]
+        except (KeyError, TypeError):
+            pass
+    msg = f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}"
+    raise ValueError(msg)
 
 
 def describe(module: ModuleRef) -> FrozenList:

@@ -1,11 +1,19 @@
-"""Generated dispatch functions for tools whose parameters are plain scalars.
+"""Generated dispatch functions: a tool's happy path written out as Python source.
 
-For such a tool the whole per-call job is a handful of ``type(x) is ...`` checks and the
-call, so the function is written out as Python source and compiled once (as ``dataclasses``
-and ``attrs`` do for ``__init__``): no loop over parameters, no coercer calls, the
-arguments passed as literal keywords. The generated code knows only the happy path; at the
-first deviation it hands the untouched arguments to ``fallback`` (the general path), which
-finds and phrases the exact error, so both paths give the same result by construction.
+For a tool of plain scalars the whole per-call job is a handful of ``type(x) is ...``
+checks and the call, so the function is written out as Python source and compiled once (as
+``dataclasses`` and ``attrs`` do for ``__init__``): no loop over parameters, no coercer
+calls. Given a resolver, nested values are written out too: a list of TypedDicts becomes one
+loop of subscripts and type checks, a dataclass one constructor call, and only what is not
+worth inlining (enums, unions, dates, patterns) calls its coercer from :mod:`toolcall._coerce`.
+That is the difference between walking a value through one closure per node and running
+straight-line code, about half of a nested tool's dispatch.
+
+The generated code knows only the happy path; at the first deviation it hands the untouched
+arguments to ``fallback`` (the general path), which finds and phrases the exact error, so
+both paths give the same result by construction. (A class whose constructor ran before the
+deviation was found is constructed again by the general path; a tool with a type provider,
+whose ``coerce`` is user code, gets no generated function at all.)
 
 How a failing call ends (``raised`` logged, ``exited``) lives here too, so the two paths
 cannot drift apart on it.
@@ -18,10 +26,13 @@ import itertools
 import keyword
 import logging
 import math
+import types
 from collections.abc import Callable
 from typing import Any, Final
 
 from toolcall import ir
+from toolcall._coerce import Resolver, accepts_null, build_coercer
+from toolcall._coerce import _constructor as constructor
 from toolcall._result import Err, Ok, ToolError
 
 __all__ = ["MISS", "build_fastpath", "tool_exited", "tool_raised"]
@@ -46,14 +57,16 @@ _BRANCHING = 4
 """Optional parameters past this many are passed through a ``**kw`` dict rather than one
 literal call per combination (2**4 calls at most)."""
 
-# The happy-path test per kind, on the local named ``{v}``.
-_CHECKS: Final = {
-    "string": "type({v}) is str and ({v}.isascii() or _utf8({v}))",
-    "integer": "type({v}) is int",
-    "number": "type({v}) is float and _isfinite({v})",
-    "boolean": "type({v}) is bool",
-    "any": "{v} is not _ABSENT",
-}
+_INLINED_DEPTH: Final = 8
+"""Containers nested deeper than this are restored by their coercer."""
+_SCALARS: Final = frozenset({"string", "integer", "number", "boolean", "any"})
+_CONTAINERS: Final = {"tuple": "tuple", "set": "set", "frozenset": "frozenset"}
+_BOUNDS: Final = (
+    ("minimum", ">="),
+    ("maximum", "<="),
+    ("exclusive_minimum", ">"),
+    ("exclusive_maximum", "<"),
+)
 
 
 def tool_raised(name: str, exc: Exception) -> Err:
@@ -74,16 +87,32 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def _is_plain(parameter: ir.Parameter) -> bool:
-    t = parameter.type
-    if t.kind not in _CHECKS or t != ir.Type(kind=t.kind, nullable=t.nullable):
-        return False
-    # a keyword in generated source must be spelled exactly as given: ASCII (a non-ASCII
-    # identifier would be NFKC-normalised by the compiler) and not a reserved word
+def _is_plain(t: ir.Type) -> bool:
+    return t.kind in _SCALARS and t == ir.Type(kind=t.kind, nullable=t.nullable)
+
+
+def _nameable(parameter: ir.Parameter) -> bool:
+    """A keyword in generated source must be spelled exactly as given: ASCII (a non-ASCII
+    identifier would be NFKC-normalised by the compiler) and not a reserved word."""
     name = parameter.name
     return parameter.positional_only or (
         name.isascii() and name.isidentifier() and not keyword.iskeyword(name)
     )
+
+
+def _has_provider(t: ir.Type) -> bool:
+    children = (*(f.type for f in t.fields), *t.prefix_items, *t.variants, t.items, t.additional)
+    return bool(t.provider) or any(c is not None and _has_provider(c) for c in children)
+
+
+class _Unresolvable:
+    """The resolver of a tool of plain scalars, which names no class and no provider."""
+
+    def cls(self, ref: str) -> type:
+        raise LookupError(ref)
+
+    def provider(self, ref: str) -> Any:
+        raise LookupError(ref)
 
 
 def _miss_sync(args: Any) -> _Miss:
@@ -100,8 +129,13 @@ def build_fastpath(
     *,
     is_async: bool,
     fallback: Callable[[Any], Any] | None = None,
+    resolver: Resolver | None = None,
 ) -> Callable[[Any], Any] | None:
-    """The generated function for ``tool``, or None when its parameters are not all scalars.
+    """The generated function for ``tool``, or None when it gets none.
+
+    Without a resolver only a tool whose parameters are all plain scalars gets one; with
+    one, so does any tool without ``**kwargs`` and without type providers, its nested
+    values restored through ``resolver``'s classes.
 
     The function takes the arguments and returns ``Ok`` / ``Err`` for calls on the happy
     path, and ``fallback(args)`` otherwise; without a fallback it returns :data:`MISS`
@@ -109,114 +143,300 @@ def build_fastpath(
     it is a coroutine function that awaits the tool (and the fallback).
     """
     parameters = tool.parameters
-    if tool.kwargs is not None or not all(_is_plain(p) for p in parameters):
+    if tool.kwargs is not None or not all(_nameable(p) for p in parameters):
+        return None
+    if resolver is None:
+        if not all(_is_plain(p.type) for p in parameters):
+            return None
+    elif any(_has_provider(p.type) for p in parameters):
         return None
     optional = [i for i, p in enumerate(parameters) if not p.required]
     branching, pooled = optional[:_BRANCHING], optional[_BRANCHING:]
     if any(parameters[i].positional_only for i in pooled):
         return None
     aw = "await " if is_async else ""
-    miss = f"return {aw}_fallback(args)"
-    lines = [
-        f"{'async ' if is_async else ''}def fast(args):",
-        "    if type(args) is not dict:",
-        f"        {miss}",
-        f"    n = {len(parameters) - len(optional)}",
-    ]
-    for i, p in enumerate(parameters):
-        lines += _validate(i, p, miss)
+    source = _Source(f"return {aw}_fallback(args)", resolver or _Unresolvable())
+    source.free.update(
+        fn=fn,
+        _fallback=fallback or (_miss_async if is_async else _miss_sync),
+        _ABSENT=_ABSENT,
+        _utf8=_utf8,
+        _isfinite=math.isfinite,
+        _raised=functools.partial(tool_raised, tool.name),
+        _exited=tool_exited,
+        _Ok=Ok,
+    )
+    source.add("", "if type(args) is not dict:")
+    source.miss("    ")
+    # Reading and restoring in one guarded block: whatever raises in it (a missing key, a
+    # coercer's Invalid, a constructor, a key whose __eq__ raises) is a deviation like any
+    # other. The tool is called after the block, so nothing the tool raises is mistaken
+    # for one.
+    source.add("", "try:")
+    source.write_arguments(parameters)
     positional_optional = [i for i in optional if parameters[i].positional_only]
     for earlier, later in itertools.pairwise(positional_optional):
-        lines += [f"    if v{earlier} is _ABSENT and v{later} is not _ABSENT:", f"        {miss}"]
-    lines += ["    if len(args) != n:", f"        {miss}", "    try:"]
+        source.add("    ", f"if v{earlier} is _ABSENT and v{later} is not _ABSENT:")
+        source.miss("        ")
     if pooled:
-        lines.append("        kw = {}")
+        source.add("    ", "kw = {}")
         for i in pooled:
-            lines += [
-                f"        if v{i} is not _ABSENT:",
-                f"            kw[{parameters[i].name!r}] = v{i}",
+            source.add("    ", f"if v{i} is not _ABSENT:", f"    kw[{parameters[i].name!r}] = v{i}")
+    source.add("", "except Exception:", "    pass", "else:", "    try:")
+    source.lines += _calls(parameters, _positional(parameters, fn), branching, bool(pooled), aw)
+    source.add("    ", "except Exception as exc:", "    return _raised(exc)")
+    source.add("    ", "except SystemExit as exc:", "    return _exited(exc)")
+    source.add("    ", "return _Ok(value)")
+    source.miss("")
+    header = f"{'async ' if is_async else ''}def fast(args):"
+    return source.compile(header, f"fast_{tool.name}")
+
+
+class _Source:
+    """The generated function's lines and the values its code refers to.
+
+    The values become parameters of a factory that returns the function, so that the code
+    reads them as closure cells (cheaper than globals). A value is restored from the local
+    it was read into and ends up in a local named by the method that wrote its code. Lines
+    are relative to the function's body.
+    """
+
+    def __init__(self, miss: str, resolver: Resolver) -> None:
+        self.lines: list[str] = []
+        self.free: dict[str, Any] = {}
+        self._miss = miss
+        self._resolver = resolver
+        self._count = 0
+
+    def add(self, indent: str, *lines: str) -> None:
+        self.lines += [indent + line for line in lines]
+
+    def miss(self, indent: str) -> None:
+        self.lines.append(indent + self._miss)
+
+    def local(self, prefix: str) -> str:
+        self._count += 1
+        return f"{prefix}{self._count}"
+
+    def constant(self, value: Any) -> str:
+        name = self.local("_k")
+        self.free[name] = value
+        return name
+
+    def compile(self, header: str, name: str) -> Callable[[Any], Any]:
+        source = "\n".join(
+            [
+                f"def make({', '.join(self.free)}):",
+                f"    {header}",
+                *(f"        {line}" for line in self.lines),
+                "    return fast",
             ]
-    lines += _calls(parameters, branching, bool(pooled), aw)
-    lines += [
-        "    except Exception as exc:",
-        "        return _raised(exc)",
-        "    except SystemExit as exc:",
-        "        return _exited(exc)",
-        "    ok = _new(_Ok)",
-        "    _set(ok, value)",
-        "    return ok",
+        )
+        namespace: dict[str, Any] = {}
+        exec(compile(source, f"<toolcall {name}>", "exec"), namespace)
+        fast: Callable[[Any], Any] = namespace["make"](**self.free)
+        fast.__qualname__ = fast.__name__ = name
+        return fast
+
+    def write_arguments(self, parameters: tuple[ir.Parameter, ...]) -> None:
+        """Read every argument into ``v{i}`` (``_ABSENT`` when not passed), check that no key
+        is left over, then restore each one in declaration order."""
+        indent = "    "
+        required = [i for i, p in enumerate(parameters) if p.required]
+        self.add(indent, *(f"v{i} = args[{parameters[i].name!r}]" for i in required))
+        count: str | int = len(required)
+        for i, p in enumerate(parameters):
+            if not p.required:
+                if count != "n":
+                    self.add(indent, f"n = {count}")
+                    count = "n"
+                key = repr(p.name)
+                self.add(indent, f"if {key} in args:", "    n += 1", f"    v{i} = args[{key}]")
+                self.add(indent, "else:", f"    v{i} = _ABSENT")
+        self.add(indent, f"if len(args) != {count}:")
+        self.miss(indent + "    ")
+        for i, p in enumerate(parameters):
+            if p.required:
+                self.restore_into(p.type, f"v{i}", indent, 0)
+                continue
+            if p.type.kind == "any":
+                continue  # any value, None included, is passed as it is
+            self.add(indent, f"if v{i} is not _ABSENT:")
+            inner = indent + "    "
+            if not accepts_null(p.type):
+                # an explicit null for an optional value whose type has no None: not passed
+                self.add(inner, f"if v{i} is None:", f"    v{i} = _ABSENT", "else:")
+                inner += "    "
+            self.restore_into(p.type, f"v{i}", inner, 0)
+
+    def restore_into(self, t: ir.Type, x: str, indent: str, depth: int) -> None:
+        restored = self.restore(t, x, indent, depth)
+        if restored != x:
+            self.add(indent, f"{x} = {restored}")
+
+    def restore(self, t: ir.Type, x: str, indent: str, depth: int) -> str:
+        """Code that checks the value in local ``x``; returns the local holding the result.
+
+        ``depth`` counts the containers around it: past ``_INLINED_DEPTH`` the coercer is
+        called instead (Python compiles at most 20 nested blocks).
+        """
+        if t.kind == "any":
+            return x
+        if depth > _INLINED_DEPTH or not self._inlined(t):
+            y = self.local("c")
+            self.add(indent, f"{y} = {self.constant(build_coercer(t, self._resolver))}({x})")
+            return y
+        if not t.nullable or t.kind == "null":
+            return self._restore_value(t, x, indent, depth)
+        y = self.local("u")
+        self.add(indent, f"if {x} is None:", f"    {y} = None", "else:")
+        self.add(indent + "    ", f"{y} = {self._restore_value(t, x, indent + '    ', depth)}")
+        return y
+
+    def _inlined(self, t: ir.Type) -> bool:
+        """Whether ``restore`` writes the code for ``t`` out rather than call its coercer."""
+        if t.provider or t.wire:
+            return False
+        kind = t.kind
+        if kind == "string":
+            return not (t.py or t.pattern)
+        if kind in ("integer", "number"):
+            return t.multiple_of is None
+        if kind == "array":
+            return not t.prefix_items and t.py in ("", "list", *_CONTAINERS)
+        if kind == "object":
+            return t.additional is None and t.min_length is None and t.max_length is None
+        return kind in ("boolean", "null")
+
+    def _restore_value(self, t: ir.Type, x: str, indent: str, depth: int) -> str:
+        kind = t.kind
+        if kind == "null":
+            self._require(f"{x} is None", indent)
+        elif kind == "boolean":
+            self._require(f"type({x}) is bool", indent)
+        elif kind == "string":
+            self._require(f"type({x}) is str and ({x}.isascii() or _utf8({x}))", indent)
+            self._sized(x, t.min_length, t.max_length, indent)
+        elif kind == "integer":
+            self._require(f"type({x}) is int", indent)
+            self._bounded(t, x, indent)
+        elif kind == "number":
+            # float() of an int is finite or raises OverflowError, a deviation
+            y = self.local("f")
+            self.add(indent, f"if type({x}) is float and _isfinite({x}):", f"    {y} = {x}")
+            self.add(indent, f"elif type({x}) is int:", f"    {y} = float({x})", "else:")
+            self.miss(indent + "    ")
+            self._bounded(t, y, indent)
+            return y
+        elif kind == "array":
+            return self._array(t, x, indent, depth + 1)
+        else:
+            return self._object(t, x, indent, depth + 1)
+        return x
+
+    def _require(self, condition: str, indent: str) -> None:
+        self.add(indent, f"if not ({condition}):")
+        self.miss(indent + "    ")
+
+    def _sized(self, x: str, low: int | None, high: int | None, indent: str) -> None:
+        if low is not None:
+            self._require(f"len({x}) >= {self.constant(low)}", indent)
+        if high is not None:
+            self._require(f"len({x}) <= {self.constant(high)}", indent)
+
+    def _bounded(self, t: ir.Type, x: str, indent: str) -> None:
+        for attribute, operator in _BOUNDS:
+            bound = getattr(t, attribute)
+            if bound is not None:
+                self._require(f"{x} {operator} {self.constant(bound)}", indent)
+
+    def _array(self, t: ir.Type, x: str, indent: str, depth: int) -> str:
+        self._require(f"type({x}) is list", indent)
+        lows = [n for n in (t.min_items, t.min_length) if n is not None]
+        highs = [n for n in (t.max_items, t.max_length) if n is not None]
+        self._sized(x, max(lows, default=None), min(highs, default=None), indent)
+        y = self.local("a")
+        if t.items is None or t.items.kind == "any":
+            self.add(indent, f"{y} = list({x})")
+        else:
+            item = self.local("i")
+            self.add(indent, f"{y} = []", f"for {item} in {x}:")
+            restored = self.restore(t.items, item, indent + "    ", depth)
+            self.add(indent, f"    {y}.append({restored})")
+        container = _CONTAINERS.get(t.py)
+        if container is not None:
+            self.add(indent, f"{y} = {container}({y})")  # unhashable items raise: a deviation
+        return y
+
+    def _object(self, t: ir.Type, x: str, indent: str, depth: int) -> str:
+        self._require(f"type({x}) is dict", indent)
+        out, seen = self.local("o"), self.local("m")
+        required = sum(field.required for field in t.fields)
+        self.add(indent, f"{out} = {{}}", f"{seen} = {required}")
+        for field in t.fields:
+            key, value = repr(field.name), self.local("e")
+            if field.required:
+                self.add(indent, f"{value} = {x}[{key}]")
+                inner = indent
+            else:
+                self.add(
+                    indent, f"if {key} in {x}:", f"    {seen} += 1", f"    {value} = {x}[{key}]"
+                )
+                inner = indent + "    "
+                if not accepts_null(field.type):
+                    self.add(inner, f"if {value} is not None:")
+                    inner += "    "
+            restored = self.restore(field.type, value, inner, depth)
+            self.add(inner, f"{out}[{key}] = {restored}")
+        self._require(f"len({x}) == {seen}", indent)
+        make = constructor(t, self._resolver)
+        if make is None:
+            return out
+        y = self.local("k")
+        self.add(indent, f"{y} = {self.constant(make)}(**{out})")
+        return y
+
+
+def _positional(parameters: tuple[ir.Parameter, ...], fn: Callable[..., Any]) -> list[bool]:
+    """Per parameter: may it be passed by position rather than by keyword?
+
+    Positional-only ones must be. Any other may be when ``fn`` is a plain function whose own
+    code binds that position to that very name: Python then binds ``fn(x)`` exactly as it
+    binds ``fn(name=x)``, and a positional call skips matching keyword names, which is a
+    third of a small tool's dispatch. A wrapper taking ``*args, **kwargs`` (or any callable
+    that is not a plain function) gets keywords, as the IR describes them.
+    """
+    code = fn.__code__ if isinstance(fn, types.FunctionType) else None
+    names = code.co_varnames[: code.co_argcount] if code is not None else ()
+    return [
+        p.positional_only or (not p.keyword_only and i < len(names) and names[i] == p.name)
+        for i, p in enumerate(parameters)
     ]
-    free = {
-        "fn": fn,
-        "_fallback": fallback or (_miss_async if is_async else _miss_sync),
-        "_ABSENT": _ABSENT,
-        "_utf8": _utf8,
-        "_isfinite": math.isfinite,
-        "_raised": functools.partial(tool_raised, tool.name),
-        "_exited": tool_exited,
-        # Ok(value) goes through the frozen dataclass __init__ (object.__setattr__), which
-        # costs as much as a small tool; filling the slot directly builds the same object.
-        "_Ok": Ok,
-        "_new": object.__new__,
-        "_set": vars(Ok)["value"].__set__,
-    }
-    # a factory, so that these are closure cells (cheaper to read than globals)
-    source = "\n".join(
-        [f"def make({', '.join(free)}):", *(f"    {line}" for line in lines), "    return fast"]
-    )
-    namespace: dict[str, Any] = {}
-    exec(compile(source, f"<toolcall fast path: {tool.name}>", "exec"), namespace)
-    fast: Callable[[Any], Any] = namespace["make"](**free)
-    fast.__qualname__ = fast.__name__ = f"fast_{tool.name}"
-    return fast
-
-
-def _validate(i: int, p: ir.Parameter, miss: str) -> list[str]:
-    """Source that leaves the argument in ``v{i}`` (``_ABSENT`` when it is not passed)."""
-    v = f"v{i}"
-    kind, nullable = p.type.kind, p.type.nullable or p.type.kind == "any"
-    check = _CHECKS[kind].format(v=v)
-    count = [] if p.required else ["        n += 1"]  # required ones are counted up front
-    # None fails the check of a required, non-nullable scalar just as a missing key does
-    default = "" if p.required and not nullable else ", _ABSENT"
-    lines = [f"    {v} = args.get({p.name!r}{default})"]
-    if p.required:
-        lines += [f"    if {check}:", "        pass"]
-    else:
-        lines += [f"    if {v} is _ABSENT:", "        pass", f"    elif {check}:", *count]
-    if kind == "number":
-        lines += [
-            f"    elif type({v}) is int:",
-            *count,
-            "        try:",
-            f"            {v} = float({v})",
-            "        except OverflowError:",
-            f"            {miss}",
-        ]
-    if kind != "any" and (nullable or not p.required):
-        # an explicit null: the value None when the type takes it, otherwise "not passed"
-        lines += [f"    elif {v} is None:", *(count or ["        pass"])]
-        if not nullable:
-            lines.append(f"        {v} = _ABSENT")
-    lines += ["    else:", f"        {miss}"]
-    return lines
 
 
 def _calls(
-    parameters: tuple[ir.Parameter, ...], branching: list[int], pooled: bool, aw: str
+    parameters: tuple[ir.Parameter, ...],
+    positional: list[bool],
+    branching: list[int],
+    pooled: bool,
+    aw: str,
 ) -> list[str]:
     """One literal call per combination of given optionals, nested on ``is _ABSENT`` tests.
 
     Positional-only optionals are given as a prefix (the gap check saw to it), so once one
-    is absent the later ones are not branched on.
+    is absent the later ones are not branched on. In each call the arguments go by position
+    up to the first one that is not passed or may not go by position, and by keyword after.
     """
 
     def call(given: frozenset[int], indent: str) -> list[str]:
-        passed = [
-            f"v{i}" if p.positional_only else f"{p.name}=v{i}"
-            for i, p in enumerate(parameters)
-            if p.required or i in given
-        ]
+        passed: list[str] = []
+        by_position = True
+        for i, p in enumerate(parameters):
+            if not (p.required or i in given):
+                by_position = False
+                continue
+            by_position = by_position and positional[i]
+            passed.append(f"v{i}" if by_position or p.positional_only else f"{p.name}=v{i}")
         if pooled:
             passed.append("**kw")
         return [f"{indent}value = {aw}fn({', '.join(passed)})"]
@@ -225,13 +445,13 @@ def _calls(
         if at == len(branching):
             return call(given, indent)
         i = branching[at]
-        positional = parameters[i].positional_only
-        if positional and closed:
+        positional_only = parameters[i].positional_only
+        if positional_only and closed:
             return tree(at + 1, given, closed, indent)
         deeper = indent + "    "
         return [
             f"{indent}if v{i} is _ABSENT:",
-            *tree(at + 1, given, closed or positional, deeper),
+            *tree(at + 1, given, closed or positional_only, deeper),
             f"{indent}else:",
             *tree(at + 1, given | {i}, closed, deeper),
         ]

@@ -5,13 +5,18 @@ the arguments in the SPEC's order (a mapping, string keys, no unknown keys, then
 parameter in declaration order), restores every value through the coercers of
 :mod:`toolcall._coerce` and calls the function, positional-only parameters positionally
 and the rest by keyword, omitted optionals not passed at all so that the function's own
-defaults apply. A tool of plain scalars first goes through its generated fast path
+defaults apply. A tool first goes through its generated fast path
 (:mod:`toolcall._fastpath`), which falls back to the general path at the first deviation.
+
+A plan is prepared (coercers built, fast path generated and compiled) on its first call,
+not when it is built: a process loads every tool of a module at import but may call few of
+them, and preparing twenty tools costs more than loading the module's cache entry.
 """
 
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
@@ -20,7 +25,7 @@ from toolcall._coerce import Invalid, Resolver, accepts_null, build_coercer
 from toolcall._fastpath import build_fastpath, tool_exited, tool_raised
 from toolcall._result import Err, Ok, ToolError
 
-__all__ = ["ToolPlan", "build_plan"]
+__all__ = ["Result", "ToolPlan", "build_plan"]
 
 Result = Ok[Any] | Err
 
@@ -34,10 +39,12 @@ class ToolPlan:
     tool answers ``async_tool`` without being called. ``arun(args)`` awaits async tools and
     calls plain ones inline. Both are attributes holding the prepared function itself (the
     generated fast path when there is one) rather than methods, so a call pays no extra
-    frame for the indirection.
+    frame for the indirection. Until the first call prepares the plan they hold functions
+    that prepare it first; ``prepared`` says whether that has happened, so that a caller
+    may keep the prepared functions themselves.
     """
 
-    __slots__ = ("arun", "is_async", "name", "run")
+    __slots__ = ("arun", "is_async", "name", "prepared", "run")
 
     def __init__(
         self,
@@ -50,6 +57,7 @@ class ToolPlan:
         self.is_async = is_async
         self.run = run
         self.arun = arun
+        self.prepared = False
 
     def __repr__(self) -> str:
         return f"<ToolPlan {self.name}{' (async)' if self.is_async else ''}>"
@@ -109,6 +117,8 @@ class _Binder:
             except RecursionError:
                 # coercion goes only as deep as the type: run was entered with a nearly full stack
                 return _invalid(p.name, Invalid("too_deep", value))
+            except Exception:  # a Python value whose __hash__, __iter__, ... raises
+                return _invalid(p.name, Invalid("invalid_value", value))
             if p.positional_only:
                 positional.append(value)
             else:
@@ -121,6 +131,8 @@ class _Binder:
                     return _invalid(key, error)
                 except RecursionError:
                     return _invalid(key, Invalid("too_deep", args[key]))
+                except Exception:
+                    return _invalid(key, Invalid("invalid_value", args[key]))
         return positional, keywords
 
     def _given_after(self, args: Mapping[str, Any], index: int) -> tuple[str, ...]:
@@ -144,13 +156,65 @@ def build_plan(
 
     Nothing the IR names has to resolve: an unknown class restores as the plain JSON shape.
     ``fast=False`` leaves out the generated fast path (to compare the two, or to profile).
+    The plan prepares itself on its first call (two threads making the first call at once
+    both prepare it, to the same effect).
     """
-    binder = _Binder(tool, resolver)
     name = tool.name
     is_async = tool.is_async or inspect.iscoroutinefunction(fn)
 
+    def prepare() -> None:
+        if not plan.prepared:
+            plan.run, plan.arun = _prepared(tool, fn, resolver, is_async, fast)
+            plan.prepared = True
+
+    def run_first(args: Any) -> Result:
+        _on_enough_stack(prepare)
+        return plan.run(args)
+
+    async def arun_first(args: Any) -> Result:
+        _on_enough_stack(prepare)
+        return await plan.arun(args)
+
+    plan = ToolPlan(name, is_async, run_first, arun_first)
+    return plan
+
+
+def _on_enough_stack(prepare: Callable[[], None]) -> None:
+    """Prepare, on a helper thread's fresh stack if this one is nearly full.
+
+    Preparing recurses as deep as the tool's types, and a first call may come from deep
+    down: ``run`` must not raise for that.
+    """
+    try:
+        prepare()
+    except RecursionError:
+        failed: list[BaseException] = []
+
+        def guarded() -> None:
+            try:
+                prepare()
+            except BaseException as exc:  # handed back to the caller's thread
+                failed.append(exc)
+
+        helper = threading.Thread(target=guarded, name="toolcall-prepare")
+        helper.start()
+        helper.join()
+        if failed:
+            raise failed[0] from None
+
+
+def _prepared(
+    tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver, is_async: bool, fast: bool
+) -> tuple[Callable[[Any], Result], Callable[[Any], Coroutine[Any, Any, Result]]]:
+    """The plan's ``run`` and ``arun``: the generated fast path when there is one."""
+    binder = _Binder(tool, resolver)
+    name = tool.name
+
     def general(args: Any) -> Result:
-        bound = binder.bind(args)
+        try:
+            bound = binder.bind(args)
+        except Exception:  # a hostile mapping: reading its keys or values raised
+            bound = Err(ToolError.invalid_arguments(args))
         if isinstance(bound, Err):
             return bound
         positional, keywords = bound
@@ -163,7 +227,10 @@ def build_plan(
         return Ok(value)
 
     async def general_async(args: Any) -> Result:
-        bound = binder.bind(args)
+        try:
+            bound = binder.bind(args)
+        except Exception:  # a hostile mapping: reading its keys or values raised
+            bound = Err(ToolError.invalid_arguments(args))
         if isinstance(bound, Err):
             return bound
         positional, keywords = bound
@@ -181,14 +248,20 @@ def build_plan(
         def refuse(args: Any) -> Result:
             return refused
 
-        awaiting = build_fastpath(tool, fn, is_async=True, fallback=general_async) if fast else None
-        return ToolPlan(name, True, refuse, awaiting or general_async)
+        awaiting = (
+            build_fastpath(tool, fn, is_async=True, fallback=general_async, resolver=resolver)
+            if fast
+            else None
+        )
+        return refuse, awaiting or general_async
 
     calling = (
-        build_fastpath(tool, fn, is_async=False, fallback=general) if fast else None
+        build_fastpath(tool, fn, is_async=False, fallback=general, resolver=resolver)
+        if fast
+        else None
     ) or general
 
     async def inline(args: Any) -> Result:
         return calling(args)
 
-    return ToolPlan(name, False, calling, inline)
+    return calling, inline

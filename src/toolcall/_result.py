@@ -7,6 +7,7 @@ whatever the offending value was.
 
 from __future__ import annotations
 
+import itertools
 import math
 import pathlib
 from collections.abc import Mapping
@@ -55,6 +56,11 @@ _REASONS: dict[str, str] = {
 _MAX_DEPTH = 20
 _MAX_ITEMS = 50
 _MAX_TEXT = 200
+# Values are looked at, never walked in full: a value shared many times over (``a = [a] * 50``
+# a few times) or containing itself is tiny in memory and astronomically large as a tree.
+_MAX_NODES = 1000
+_SHORT_DEPTH = 3
+_SHORT_ITEMS = 8
 
 
 def format_path(path: tuple[str | int, ...]) -> str:
@@ -70,22 +76,50 @@ def format_path(path: tuple[str | int, ...]) -> str:
 
 def _short(value: Any) -> str:
     try:
-        text = repr(value)
+        text = _glimpse(value, _SHORT_DEPTH)
     except Exception:
         text = f"<{type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _glimpse(value: Any, depth: int) -> str:
+    """``repr`` of the first few items a few levels deep, and of the start of a long text."""
+    if isinstance(value, str | bytes | bytearray):
+        return repr(value[:80])
+    if isinstance(value, Mapping):
+        if depth <= 0:
+            return "{...}"
+        pairs = itertools.islice(value.items(), _SHORT_ITEMS)
+        parts = [f"{_glimpse(k, depth - 1)}: {_glimpse(v, depth - 1)}" for k, v in pairs]
+        return "{" + ", ".join(parts) + (", ...}" if len(value) > _SHORT_ITEMS else "}")
+    if isinstance(value, list | tuple | set | frozenset):
+        opening, closing = "()" if isinstance(value, tuple) else "[]"
+        if depth <= 0:
+            return f"{opening}...{closing}"
+        shown = itertools.islice(value, _SHORT_ITEMS)
+        parts = [_glimpse(item, depth - 1) for item in shown]
+        if len(value) > _SHORT_ITEMS:
+            parts.append("...")
+        elif len(parts) == 1 and opening == "(":
+            return f"({parts[0]},)"
+        return opening + ", ".join(parts) + closing
+    return repr(value)
+
+
 def jsonable(value: Any, depth: int = 0) -> Any:
     """A JSON-encodable stand-in for any value: itself when possible, a repr otherwise."""
-    if value is None or isinstance(value, bool | str):
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return value.encode("utf-8", "backslashreplace").decode("ascii")
-            return value if len(value) <= _MAX_TEXT else value[:_MAX_TEXT] + "..."
+    try:
+        return _jsonable(value, depth, [_MAX_NODES])
+    except Exception:
+        return f"<{type(value).__name__}>"
+
+
+def _jsonable(value: Any, depth: int, budget: list[int]) -> Any:
+    """``budget`` counts the values still to look at, across the whole value."""
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str):
+        return _text(value)
     if isinstance(value, int):
         return value if abs(value) < 2**63 else _short(value)
     if isinstance(value, float):
@@ -93,25 +127,39 @@ def jsonable(value: Any, depth: int = 0) -> Any:
     if depth >= _MAX_DEPTH:
         return "..."
     if isinstance(value, bytes | bytearray):
-        return _short(bytes(value))
+        return _short(value)
     try:
         if isinstance(value, list | tuple | set | frozenset):
-            items = list(value)[:_MAX_ITEMS]
-            return [jsonable(item, depth + 1) for item in items]
+            items: list[Any] = []
+            for item in itertools.islice(value, _MAX_ITEMS):
+                if budget[0] <= 0:
+                    items.append("...")
+                    break
+                budget[0] -= 1
+                items.append(_jsonable(item, depth + 1, budget))
+            return items
         if isinstance(value, Mapping):
             out: dict[str, Any] = {}
-            for n, (key, item) in enumerate(value.items()):
-                if n >= _MAX_ITEMS:
+            for key, item in itertools.islice(value.items(), _MAX_ITEMS):
+                if budget[0] <= 0:
                     break
-                out[key if isinstance(key, str) else _short(key)] = jsonable(item, depth + 1)
-            return jsonable_keys(out)
+                budget[0] -= 1
+                name = _text(key if isinstance(key, str) else _short(key))
+                out[name] = _jsonable(item, depth + 1, budget)
+            return out
     except Exception:
         return f"<{type(value).__name__}>"
-    return _short(value)
+    return _text(_short(value))  # a __repr__ may return anything, lone surrogates included
 
 
-def jsonable_keys(mapping: dict[str, Any]) -> dict[str, Any]:
-    return {jsonable(key): item for key, item in mapping.items()}
+def _text(value: str) -> str:
+    """At most ``_MAX_TEXT`` characters of ``value``, encodable as UTF-8."""
+    text = value[:_MAX_TEXT]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("ascii")
+    return text if len(value) <= _MAX_TEXT else text + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,15 +275,20 @@ class ToolError:
         return cls("exited", f"the tool exited with code {_short(code)}", value=code)
 
 
-@dataclass(frozen=True, slots=True)
-class Ok(Generic[T]):
+# Frozen msgspec structs rather than frozen dataclasses: both are slotted, immutable and
+# pattern-matchable (``case Ok(value)``), but building a frozen dataclass goes through
+# ``object.__setattr__`` and costs as much as calling a small tool, while a struct is built in
+# C. Assigning to a field raises ``AttributeError`` (as ``FrozenInstanceError`` does, being a
+# subclass of it).
+
+
+class Ok(msgspec.Struct, Generic[T], frozen=True):
     """A successful call; ``value`` is what the tool returned."""
 
     value: T
 
 
-@dataclass(frozen=True, slots=True)
-class Err:
+class Err(msgspec.Struct, frozen=True):
     """A failed call; ``error`` says why, in terms a model can act on."""
 
     error: ToolError

@@ -47,14 +47,13 @@ class Toolbox:
                 owners[name] = entry.name
                 self._plans[name] = entry.plans[name]
         self._names = tuple(owners)
-        self._variants = (
-            {
-                key: FrozenList(tool for entry in entries for tool in entry.variants[key])
-                for key in entries[0].variants
-            }
-            if entries
-            else {(fmt, strict): FrozenList() for fmt in FORMATS for strict in (False, True)}
-        )
+        self._variants = {
+            (fmt, strict): FrozenList(
+                tool for entry in entries for tool in entry.variants[fmt, strict]
+            )
+            for fmt in FORMATS
+            for strict in (False, True)
+        }
         self._describe = FrozenList(item for entry in entries for item in entry.describe)
 
     @staticmethod
