@@ -460,3 +460,15 @@ def test_strict_limitations_warn_at_derivation(make_module):
     strict = [message for message in caught if "strict mode" in message]
     assert len(strict) == 3
     assert [name in " ".join(strict) for name in ("filters", "pair", "x")] == [True] * 3
+
+
+def test_inlining_budget_is_per_tool(make_module):
+    """Many tools sharing an object type each get it inlined: the budget is per tool."""
+    tools = "\n".join(f"def t{i}(item: Item) -> None: pass" for i in range(120))
+    module, caught = derive_warnings(
+        make_module,
+        "__toolcall__ = True\nfrom typing import TypedDict\n"
+        f"class Item(TypedDict):\n    x: int\n{tools}\n",
+    )
+    assert prop(module, "item", tool=119)["properties"] == {"x": {"type": "integer"}}
+    assert not any("inline" in message for message in caught)

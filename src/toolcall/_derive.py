@@ -153,6 +153,7 @@ class _Derivation:
         self._where = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
         name = fn.__name__
         qualname = fn.__qualname__
+        self.resolver.start_tool()
         try:
             signature = inspect.signature(fn)
         except (TypeError, ValueError):

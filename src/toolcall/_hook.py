@@ -21,7 +21,6 @@ import sys
 import threading
 import types
 from collections.abc import Callable
-from importlib.abc import PathEntryFinder
 from importlib.machinery import (
     BYTECODE_SUFFIXES,
     EXTENSION_SUFFIXES,
@@ -31,6 +30,10 @@ from importlib.machinery import (
     SourceFileLoader,
     SourcelessFileLoader,
 )
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importlib.abc costs milliseconds at `import toolcall`
+    from importlib.abc import PathEntryFinder
 
 __all__ = [
     "ToolcallSourceLoader",

@@ -3,7 +3,7 @@
 The built-ins come first and type providers after them, so a provider can teach
 toolcall a class but never change what a built-in means. Object types are inlined
 (no ``$ref``: several MCP clients and Bedrock reject it); a type that re-enters itself
-stops there as ``{}``, and a budget caps how many object types one module inlines.
+stops there as ``{}``, and a budget caps how many object types one tool inlines.
 
 Everything a dispatch plan will need later is recorded by name (``module:qualname``), and
 the live classes met on the way are kept aside in :attr:`TypeResolver.classes` so the
@@ -267,9 +267,10 @@ def _in_bounds(value: float, t: ir.Type) -> bool:
 class TypeResolver:
     """Resolves the annotations of one module (or one runtime function).
 
-    Holds the state that spans a whole module: the providers, the inlining budget, the
-    warnings, the live classes and provider instances met, and the modules that
-    contributed types (the cache's dependencies).
+    Holds the state that spans a whole module: the providers, the warnings, the live
+    classes and provider instances met, and the modules that contributed types (the
+    cache's dependencies). The inlining budget is per tool (:meth:`start_tool`): it guards
+    against one runaway type hierarchy, not against a module with many tools.
 
     ``field_docs(cls)`` returns the attribute docstrings of a class's fields; it is
     supplied by derivation, which owns source reading.
@@ -289,6 +290,10 @@ class TypeResolver:
         self.provider_instances: dict[str, Any] = {class_ref(type(p)): p for p in providers}
         self.dep_modules: set[str] = {type(p).__module__ for p in providers}
         self._stack: list[Any] = []
+        self._budget_warned = False
+
+    def start_tool(self) -> None:
+        self.budget = INLINE_BUDGET
         self._budget_warned = False
 
     # entry point -----------------------------------------------------------------
@@ -497,7 +502,7 @@ class TypeResolver:
         return ir.Type(kind="enum", py="enum", ref=class_ref(tp), values=values)
 
     def _inline(self, key: Any, where: str, build: Callable[[], ir.Type]) -> ir.Type:
-        """Inline an object type once per path: re-entry is ``{}``, the budget is global."""
+        """Inline an object type once per path: re-entry is ``{}``; the budget is per tool."""
         if key in self._stack:
             return ir.Type(kind="any")
         if self.budget <= 0:
