@@ -56,6 +56,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 import toolcall
+from fakes import FakeResolver
 from toolcall import ir
 from toolcall._coerce import Invalid, build_coercer
 from toolcall._result import Err, Ok
@@ -867,20 +868,10 @@ def test_strings_are_read_as_the_schema_says(
 )
 def test_patterns_are_ecma_262(pattern: str, good: list[str], bad: list[str]) -> None:
     """A pattern means what JSON Schema says: ASCII \\d \\w \\b, ECMA's \\s, $ only at the end."""
-    coerce = build_coercer(ir.Type(kind="string", pattern=pattern), NoClasses())
+    coerce = build_coercer(ir.Type(kind="string", pattern=pattern), FakeResolver())
     for text in good:
         assert coerce(text) == text
     for text in bad:
         with pytest.raises(Invalid) as caught:
             coerce(text)
         assert caught.value.reason == "pattern_mismatch"
-
-
-class NoClasses:
-    """A resolver that resolves nothing (a plain string needs nothing resolved)."""
-
-    def cls(self, ref: str) -> type:
-        raise LookupError(ref)
-
-    def provider(self, ref: str) -> Any:
-        raise LookupError(ref)

@@ -15,33 +15,12 @@ from typing import Any, NamedTuple
 import msgspec
 import pytest
 
+from fakes import FakeResolver
 from toolcall import ir
 from toolcall._coerce import Invalid, build_coercer
 
 T = ir.Type
 F = ir.Field
-
-
-class FakeResolver:
-    """Classes and providers from dicts; anything else is unresolvable."""
-
-    def __init__(
-        self, classes: dict[str, type] | None = None, providers: dict[str, Any] | None = None
-    ) -> None:
-        self.classes = classes or {}
-        self.providers = providers or {}
-
-    def cls(self, ref: str) -> type:
-        try:
-            return self.classes[ref]
-        except KeyError:
-            raise LookupError(ref) from None
-
-    def provider(self, ref: str) -> Any:
-        try:
-            return self.providers[ref]
-        except KeyError:
-            raise LookupError(ref) from None
 
 
 NOTHING = FakeResolver()

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import toolcall
+from fakes import FakeResolver
 from toolcall import ir
 from toolcall._plan import build_plan
 from toolcall._result import Err, Ok, ToolError
@@ -303,23 +304,13 @@ def test_errors_inside_decoded_text_have_their_path(mod: types.ModuleType) -> No
 # -- hand-built IR -------------------------------------------------------------------------------
 
 
-class NoClasses:
-    """A resolver that resolves nothing: objects restore as plain dicts."""
-
-    def cls(self, ref: str) -> type:
-        raise LookupError(ref)
-
-    def provider(self, ref: str) -> Any:
-        raise LookupError(ref)
-
-
 INTS = T(kind="array", py="list", items=T(kind="integer"))
 MAPPING = T(kind="object", py="dict", additional=T(kind="integer"))
 
 
 def call(t: ir.Type, value: Any) -> Ok[Any] | Err:
     tool = ir.Tool(name="f", parameters=(ir.Parameter(name="v", type=t),))
-    return build_plan(tool, lambda v: v, NoClasses()).run({"v": value})
+    return build_plan(tool, lambda v: v, FakeResolver()).run({"v": value})
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakes import FakeResolver
 from toolcall import ir
 from toolcall._fastpath import MISS, build_fastpath
 from toolcall._plan import ToolPlan, build_plan
@@ -22,28 +23,6 @@ from toolcall._result import Err, Ok, ToolError
 
 T = ir.Type
 P = ir.Parameter
-
-
-class FakeResolver:
-    """Classes and providers from dicts; anything else is unresolvable."""
-
-    def __init__(
-        self, classes: dict[str, type] | None = None, providers: dict[str, Any] | None = None
-    ) -> None:
-        self.classes = classes or {}
-        self.providers = providers or {}
-
-    def cls(self, ref: str) -> type:
-        try:
-            return self.classes[ref]
-        except KeyError:
-            raise LookupError(ref) from None
-
-    def provider(self, ref: str) -> Any:
-        try:
-            return self.providers[ref]
-        except KeyError:
-            raise LookupError(ref) from None
 
 
 def plan(tool: ir.Tool, fn: Any, *, fast: bool = True, resolver: Any = None) -> ToolPlan:
