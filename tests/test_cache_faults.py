@@ -28,47 +28,10 @@ import msgspec
 import pytest
 
 import toolcall
+from projects import EMIT_ALL, write_project
 from toolcall import _cache, _registry, ir
 
 ROOT = Path(__file__).resolve().parent.parent
-
-TYPES_SOURCE = '''
-from typing import TypedDict
-
-
-class Address(TypedDict):
-    """A postal address."""
-
-    street: str
-    city: str
-'''
-
-TOOLS_SOURCE = '''
-from app.types_ import Address
-
-__toolcall__ = True
-
-
-def ship(to: Address, express: bool = False) -> str:
-    """Ship a parcel.
-
-    Args:
-        express: pay for next-day delivery
-    """
-    return to["city"]
-
-
-def loose(a, b):
-    return a
-'''
-
-EMIT_ALL = """
-import json, toolcall, app.tools as m
-out = {f"{f}:{s}": toolcall.emit(m, f, strict=s)
-       for f in ("openai", "anthropic", "mcp") for s in (False, True)}
-out["describe"] = toolcall.describe(m)
-print(json.dumps(out, sort_keys=True))
-"""
 
 # Wraps os.open / os.write / os.replace in the child so that only the cache's own temp file
 # is affected: the fds it creates under TOOLCALL_CACHE_DIR are recorded.
@@ -190,12 +153,7 @@ class Reference:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Reference:
-    project = tmp_path_factory.mktemp("faults") / "proj"
-    app = project / "app"
-    app.mkdir(parents=True)
-    (app / "__init__.py").write_text("")
-    (app / "types_.py").write_text(TYPES_SOURCE)
-    (app / "tools.py").write_text(TOOLS_SOURCE)
+    project = write_project(tmp_path_factory.mktemp("faults") / "proj")
     return Reference(project, tmp_path_factory.mktemp("reference-cache"))
 
 

@@ -7,63 +7,18 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from projects import EMIT_ALL, write_project
+
 ROOT = Path(__file__).resolve().parent.parent
-
-TYPES_SOURCE = '''
-from typing import TypedDict
-
-
-class Address(TypedDict):
-    """A postal address."""
-
-    street: str
-    """Street and number."""
-    city: str
-'''
-
-TOOLS_SOURCE = '''
-from app.types_ import Address
-
-__toolcall__ = True
-
-
-def ship(to: Address, express: bool = False) -> str:
-    """Ship a parcel.
-
-    Args:
-        express: pay for next-day delivery
-    """
-    return to["city"]
-
-
-def loose(a, b):
-    return a
-'''
-
-EMIT_ALL = textwrap.dedent(
-    """
-    import json, sys, toolcall, app.tools as m
-    out = {f"{f}:{s}": toolcall.emit(m, f, strict=s)
-           for f in ("openai", "anthropic", "mcp") for s in (False, True)}
-    out["describe"] = toolcall.describe(m)
-    print(json.dumps(out, sort_keys=True))
-    """
-)
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    app = tmp_path / "proj" / "app"
-    app.mkdir(parents=True)
-    (app / "__init__.py").write_text("")
-    (app / "types_.py").write_text(TYPES_SOURCE)
-    (app / "tools.py").write_text(TOOLS_SOURCE)
-    return tmp_path / "proj"
+    return write_project(tmp_path / "proj")
 
 
 def python(project: Path, cache: Path, *args: str, env: dict[str, str] | None = None):
