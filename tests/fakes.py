@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+R = TypeVar("R")
 
 
 class FakeResolver:
@@ -25,3 +29,21 @@ class FakeResolver:
             return self.providers[ref]
         except KeyError:
             raise LookupError(ref) from None
+
+
+def near_stack_limit(call: Callable[[], R], frames: int = 150, headroom: int = 200) -> R:
+    """``call()`` made ``frames`` calls deep with the recursion limit only ``headroom``
+    frames above where this helper starts (xdist workers start deeper than plain pytest)."""
+
+    def nested(depth: int) -> R:
+        return call() if depth == 0 else nested(depth - 1)
+
+    limit = sys.getrecursionlimit()
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    sys.setrecursionlimit(depth + headroom)
+    try:
+        return nested(frames)
+    finally:
+        sys.setrecursionlimit(limit)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import inspect
-import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolcall
+from fakes import near_stack_limit
 from toolcall import _registry, ir
 from toolcall._fastpath import MISS, build_fastpath
 from toolcall._plan import build_plan
@@ -295,19 +295,7 @@ def test_first_call_on_a_nearly_full_stack_still_prepares_the_plan() -> None:
     tool = ir.Tool(name="deep", parameters=(ir.Parameter(name="x", type=t),))
     run = build_plan(tool, lambda x: "ran", _registry.LiveResolver({}, {})).run
 
-    def nested(depth: int) -> Any:
-        return run({"x": []}) if depth == 0 else nested(depth - 1)
-
-    limit = sys.getrecursionlimit()
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        frame, depth = frame.f_back, depth + 1
-    sys.setrecursionlimit(depth + 200)
-    try:
-        result = nested(150)
-    finally:
-        sys.setrecursionlimit(limit)
-    assert result == Ok("ran")
+    assert near_stack_limit(lambda: run({"x": []})) == Ok("ran")
     assert run({"x": []}) == Ok("ran")
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakes import FakeResolver
+from fakes import FakeResolver, near_stack_limit
 from toolcall import ir
 from toolcall._fastpath import MISS, build_fastpath
 from toolcall._plan import ToolPlan, build_plan
@@ -357,19 +357,7 @@ def test_run_never_raises_when_the_stack_is_nearly_full() -> None:
     tool = ir.Tool(name="deep", parameters=(P(name="x", type=t),))
     run = plan(tool, spy).run
 
-    def nested(depth: int) -> Ok[Any] | Err:
-        return run({"x": value}) if depth == 0 else nested(depth - 1)
-
-    limit = sys.getrecursionlimit()
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        frame, depth = frame.f_back, depth + 1
-    sys.setrecursionlimit(depth + 200)
-    try:
-        result = nested(150)
-    finally:
-        sys.setrecursionlimit(limit)
-    err = error(result)
+    err = error(near_stack_limit(lambda: run({"x": value})))
     assert (err.kind, err.path, err.reason) == ("invalid_argument", ("x",), "too_deep")
 
 

@@ -209,3 +209,36 @@ def test_build_failures_are_one_line(project, tmp_path):
     assert broken.returncode == 1
     assert "SyntaxError" in broken.stderr
     assert "Traceback" not in broken.stderr
+
+
+def test_provider_change_invalidates(project, tmp_path):
+    """A type provider's module is a dependency: editing it changes the next process's schema."""
+    app = project / "app"
+    provider = app / "money.py"
+    provider.write_text(
+        "import toolcall\n\n"
+        "class Money:\n    pass\n\n"
+        "class MoneyType:\n"
+        "    def resolve(self, tp, args):\n"
+        "        if tp is Money:\n"
+        "            return toolcall.ir.Type(kind='string', pattern='^[0-9]+$')\n"
+        "        return None\n"
+    )
+    tools = app / "tools.py"
+    tools.write_text(
+        tools.read_text().replace(
+            "__toolcall__ = True",
+            "from app.money import Money, MoneyType\n\n__toolcall__ = True\n"
+            "__toolcall_types__ = [MoneyType]\n\n\ndef price(amount: Money) -> None:\n    pass\n",
+        )
+    )
+    cache = tmp_path / "cache"
+
+    def amount_schema() -> dict:
+        out, _ = emitted(project, cache)
+        (tool,) = [t for t in out["mcp:False"] if t["name"] == "price"]
+        return tool["inputSchema"]["properties"]["amount"]
+
+    assert amount_schema() == {"type": "string", "pattern": "^[0-9]+$"}
+    provider.write_text(provider.read_text().replace("^[0-9]+$", "^[0-9]+[.][0-9]{2}$"))
+    assert amount_schema() == {"type": "string", "pattern": "^[0-9]+[.][0-9]{2}$"}
