@@ -453,8 +453,9 @@ def build_entries(root: Path) -> Path:
 
     import msgspec
 
-    from toolcall import _cache, ir
-    from toolcall._derive import derive_module
+    from toolcall import ir
+    from toolcall._cache import store as _cache
+    from toolcall._derive.module import derive_module
     from toolcall._registry import _variants_for_cache, entry_from_derived
 
     sources, cache = root / "src", root / "cache"

@@ -58,8 +58,8 @@ from hypothesis_jsonschema import from_schema
 import toolcall
 from fakes import FakeResolver
 from toolcall import ir
-from toolcall._coerce import Invalid, build_coercer
-from toolcall._result import Err, Ok
+from toolcall._dispatch.coerce import Invalid, build_coercer
+from toolcall._dispatch.result import Err, Ok
 
 BROAD = "tc_agreement_tools"
 

@@ -22,8 +22,9 @@ import msgspec
 import pytest
 
 import toolcall
-from toolcall import _cache, ir
-from toolcall._cache import Dep, Entry
+from toolcall import ir
+from toolcall._cache import store as _cache
+from toolcall._cache.store import Dep, Entry
 
 MODULE = "pkg.tools"
 SOURCE = '"""Weather tools."""\n\n\ndef get_weather(city: str) -> str:\n    return city\n'
@@ -410,7 +411,8 @@ def test_unencodable_entry_returns_false(cache: Path, source: Path) -> None:
 _WRITER = """
 import os, sys, time
 from pathlib import Path
-from toolcall import _cache, ir
+from toolcall import ir
+from toolcall._cache import store as _cache
 
 directory, source = Path(sys.argv[1]), Path(sys.argv[2])
 data = source.read_bytes()

@@ -29,7 +29,8 @@ import pytest
 
 import toolcall
 from projects import EMIT_ALL, write_project
-from toolcall import _cache, _registry, ir
+from toolcall import _registry, ir
+from toolcall._cache import store as _cache
 
 ROOT = Path(__file__).resolve().parent.parent
 

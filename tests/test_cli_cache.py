@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import toolcall
-from toolcall import _cache, ir
+from toolcall import ir
+from toolcall._cache import store as _cache
 from toolcall.cli.cache import main
 
 SRC_DIR = str(Path(toolcall.__file__).resolve().parent.parent)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import toolcall
-from toolcall._discover import DiscoveryError, find_modules, is_marked_source
+from toolcall.cli.discover import DiscoveryError, find_modules, is_marked_source
 
 SRC_DIR = str(Path(toolcall.__file__).resolve().parent.parent)
 

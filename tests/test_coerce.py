@@ -17,7 +17,7 @@ import pytest
 
 from fakes import FakeResolver
 from toolcall import ir
-from toolcall._coerce import Invalid, build_coercer
+from toolcall._dispatch.coerce import Invalid, build_coercer
 
 T = ir.Type
 F = ir.Field

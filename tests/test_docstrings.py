@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolcall._docstrings import parse_docstring
+from toolcall._derive.docstrings import parse_docstring
 
 SPEC_EXAMPLE = """Get the forecast for a city.
 

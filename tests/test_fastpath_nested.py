@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 import toolcall
 from fakes import near_stack_limit
 from toolcall import _registry, ir
-from toolcall._fastpath import MISS, build_fastpath
-from toolcall._plan import build_plan
-from toolcall._result import Ok
+from toolcall._dispatch.fastpath import MISS, build_fastpath
+from toolcall._dispatch.plan import build_plan
+from toolcall._dispatch.result import Ok
 
 NESTED = '''
 import dataclasses

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall
-from toolcall._result import Err, Ok
+from toolcall._dispatch.result import Err, Ok
 
 SOURCE = """
 import dataclasses

@@ -13,8 +13,8 @@ import pytest
 import toolcall
 from fakes import FakeResolver
 from toolcall import ir
-from toolcall._plan import build_plan
-from toolcall._result import Err, Ok, ToolError
+from toolcall._dispatch.plan import build_plan
+from toolcall._dispatch.result import Err, Ok, ToolError
 
 T = ir.Type
 

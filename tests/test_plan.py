@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from fakes import FakeResolver, near_stack_limit
 from toolcall import ir
-from toolcall._fastpath import MISS, build_fastpath
-from toolcall._plan import ToolPlan, build_plan
-from toolcall._result import Err, Ok, ToolError
+from toolcall._dispatch.fastpath import MISS, build_fastpath
+from toolcall._dispatch.plan import ToolPlan, build_plan
+from toolcall._dispatch.result import Err, Ok, ToolError
 
 T = ir.Type
 P = ir.Parameter

@@ -14,7 +14,7 @@ import pytest
 
 from toolcall import ir
 from toolcall._frozen import FrozenDict, FrozenList, freeze, thaw
-from toolcall._render import (
+from toolcall._render.schema import (
     FORMATS,
     describe_entry,
     parameters_schema,

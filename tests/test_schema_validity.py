@@ -18,8 +18,8 @@ import pytest
 import toolcall
 from toolcall import ir
 from toolcall._registry import lookup
-from toolcall._render import strict_problems
-from toolcall._strict_check import (
+from toolcall._render.schema import strict_problems
+from toolcall._render.strict import (
     MAX_ENUM_VALUES,
     MAX_PROPERTIES,
     MAX_TOTAL_CHARS,

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from toolcall import _source
-from toolcall._source import SourceDocs, module_docs, object_docs, parse_source
+from toolcall._derive import source as _source
+from toolcall._derive.source import SourceDocs, module_docs, object_docs, parse_source
 
 SRC_DIR = Path(_source.__file__).parent.parent
 _names = itertools.count()
@@ -608,7 +608,7 @@ def get_weather(city: str, days: int = 3) -> dict:
 PROBE = """\
 import json
 import weather
-from toolcall._source import module_docs, object_docs
+from toolcall._derive.source import module_docs, object_docs
 docs = module_docs(weather)
 print(json.dumps({
     "__doc__": weather.get_weather.__doc__,

@@ -6,13 +6,13 @@ a model's call back to them with validation and errors a model can act on.
 """
 
 from toolcall import _hook, ir
-from toolcall._dispatch import arun, run
+from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
 from toolcall._emit import derive, describe, emit, render, tool_names
 from toolcall._hook import install, installed, uninstall
 from toolcall._markers import Param, ToolcallWarning, exclude, param
 from toolcall._registry import NotAToolModule
-from toolcall._result import Err, Ok, ToolError, encode_result
-from toolcall._strict_check import check_strict
+from toolcall._render.strict import check_strict
+from toolcall._run import arun, run
 from toolcall._toolbox import Toolbox
 
 __all__ = [

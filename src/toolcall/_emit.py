@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from toolcall import ir
-from toolcall._derive import derive_function
+from toolcall._derive.module import derive_function
 from toolcall._frozen import FrozenList
 from toolcall._registry import index, lookup
-from toolcall._render import FORMATS
-from toolcall._render import render as _render
+from toolcall._render.schema import FORMATS
+from toolcall._render.schema import render as _render
 
 __all__ = ["derive", "describe", "emit", "render", "tool_names"]
 

@@ -23,12 +23,13 @@ from typing import Any
 
 import msgspec
 
-from toolcall import _cache, ir
-from toolcall._derive import Derived, derive_module, is_marked, providers_of
+from toolcall import ir
+from toolcall._cache import store as _cache
+from toolcall._derive.module import Derived, derive_module, is_marked, providers_of
+from toolcall._derive.types import class_ref
+from toolcall._dispatch.plan import Result, ToolPlan, build_plan
 from toolcall._frozen import FrozenList, freeze
-from toolcall._plan import Result, ToolPlan, build_plan
-from toolcall._render import FORMATS, render_variants
-from toolcall._types import class_ref
+from toolcall._render.schema import FORMATS, render_variants
 
 __all__ = ["ModuleEntry", "NotAToolModule", "build_entry", "lookup", "process"]
 

@@ -6,12 +6,12 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from toolcall._derive import derive_function
+from toolcall._derive.module import derive_function
+from toolcall._dispatch.plan import ToolPlan
+from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._frozen import FrozenList
-from toolcall._plan import ToolPlan
 from toolcall._registry import ModuleEntry, entry_from_derived, lookup
-from toolcall._render import FORMATS
-from toolcall._result import Err, Ok, ToolError
+from toolcall._render.schema import FORMATS
 
 __all__ = ["Toolbox"]
 

@@ -58,7 +58,7 @@ from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 import msgspec
 
-from toolcall._result import Err, Ok, ToolError, encode_result
+from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
 
 __all__ = [
     "AnthropicToolResult",

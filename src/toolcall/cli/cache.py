@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolcall import _cache
+from toolcall._cache import store as _cache
 
 __all__ = ["main"]
 
@@ -84,8 +84,8 @@ def _build(directory: Path, args: argparse.Namespace) -> int:
     os.environ["TOOLCALL_CACHE_DIR"] = str(directory)
     os.environ.pop("TOOLCALL_CACHE", None)
     from toolcall import _registry
-    from toolcall._derive import is_marked
-    from toolcall._discover import DiscoveryError
+    from toolcall._derive.module import is_marked
+    from toolcall.cli.discover import DiscoveryError
 
     try:
         names = _build_targets(args.targets or ["."])
@@ -124,7 +124,7 @@ def _build_targets(targets: list[str]) -> list[str]:
     """Module names for build's arguments: existing paths are searched, the rest imported."""
     import importlib
 
-    from toolcall._discover import find_modules
+    from toolcall.cli.discover import find_modules
 
     names: list[str] = []
     for target in targets:

@@ -1,7 +1,7 @@
 """``toolcall``: export tool definitions to a JSON file, or keep one fresh while you edit.
 
 ``export`` imports the modules and concatenates ``toolcall.emit`` for each: it sees exactly
-what a program calling the public API sees. ``watch`` (in ``toolcall._watch``) re-runs
+what a program calling the public API sees. ``watch`` (in ``toolcall.cli.watch``) re-runs
 ``export`` in a fresh interpreter on every save. Errors are one line on stderr prefixed
 ``toolcall: error:``, and the exit status is 0 (success), 1 (failure) or 2 (usage error);
 never a traceback.
@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any
 
 import toolcall
-from toolcall._discover import DiscoveryError, find_modules
+from toolcall.cli.discover import DiscoveryError, find_modules
 
 __all__ = ["main"]
 
@@ -268,7 +268,7 @@ def _mode_for(path: Path) -> int:
 
 def _run_watch(args: argparse.Namespace) -> int:
     try:
-        from toolcall import _watch
+        from toolcall.cli import watch as _watch
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "watchdog":
             raise

@@ -43,7 +43,7 @@ from typing import Any, Final, TypeAlias
 
 import msgspec
 
-from toolcall._fingerprint import (
+from toolcall._cache.fingerprint import (
     UINT32,
     Dep,
     dep_current,

@@ -38,8 +38,8 @@ from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
 import toolcall
-from toolcall._cache import cache_dir
-from toolcall._discover import DiscoveryError, find_modules, skipped_dir
+from toolcall._cache.store import cache_dir
+from toolcall.cli.discover import DiscoveryError, find_modules, skipped_dir
 
 __all__ = ["watch"]
 

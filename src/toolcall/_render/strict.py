@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
 
 from toolcall import ir
-from toolcall._render import parameters_schema
+from toolcall._render.schema import parameters_schema
 
 __all__ = [
     "LARGE_ENUM",

@@ -5,7 +5,7 @@ checks and the call, so the function is written out as Python source and compile
 ``dataclasses`` and ``attrs`` do for ``__init__``): no loop over parameters, no coercer
 calls. Given a resolver, nested values are written out too: a list of TypedDicts becomes one
 loop of subscripts and type checks, a dataclass one constructor call, and only what is not
-worth inlining (enums, unions, dates, patterns) calls its coercer from :mod:`toolcall._coerce`.
+worth inlining (enums, unions, dates, patterns) calls its coercer (``coerce``).
 That is the difference between walking a value through one closure per node and running
 straight-line code, about half of a nested tool's dispatch.
 
@@ -31,9 +31,9 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from toolcall import ir
-from toolcall._coerce import Resolver, accepts_null, build_coercer
-from toolcall._coerce import _constructor as constructor
-from toolcall._result import Err, Ok, ToolError
+from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer
+from toolcall._dispatch.coerce import _constructor as constructor
+from toolcall._dispatch.result import Err, Ok, ToolError
 
 __all__ = ["MISS", "build_fastpath", "tool_exited", "tool_raised"]
 

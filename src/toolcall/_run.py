@@ -5,8 +5,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._registry import index, lookup
-from toolcall._result import Err, Ok, ToolError
 
 __all__ = ["arun", "run"]
 

@@ -18,12 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolcall import ir
-from toolcall._docstrings import parse_docstring
-from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, Param, ToolcallWarning
-from toolcall._render import render, strict_problems
-from toolcall._source import SourceDocs, module_docs, object_docs
-from toolcall._strict_check import check_strict
-from toolcall._types import (
+from toolcall._derive.docstrings import parse_docstring
+from toolcall._derive.source import SourceDocs, module_docs, object_docs
+from toolcall._derive.types import (
     TypeResolver,
     doc_metadata,
     is_documenting_type,
@@ -31,6 +28,9 @@ from toolcall._types import (
     schema_default,
     unwrap_annotated,
 )
+from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, Param, ToolcallWarning
+from toolcall._render.schema import render, strict_problems
+from toolcall._render.strict import check_strict
 
 __all__ = ["Derived", "derive_function", "derive_module", "is_marked", "providers_of"]
 

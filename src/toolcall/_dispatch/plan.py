@@ -3,10 +3,10 @@
 Built once per tool from its IR, the live function and a resolver. The general path checks
 the arguments in the SPEC's order (a mapping, string keys, no unknown keys, then each
 parameter in declaration order), restores every value through the coercers of
-:mod:`toolcall._coerce` and calls the function, positional-only parameters positionally
+:mod:`toolcall._dispatch.coerce` and calls the function, positional-only parameters positionally
 and the rest by keyword, omitted optionals not passed at all so that the function's own
 defaults apply. A tool first goes through its generated fast path
-(:mod:`toolcall._fastpath`), which falls back to the general path at the first deviation.
+(:mod:`toolcall._dispatch.fastpath`), which falls back to the general path at the first deviation.
 
 A plan is prepared (coercers built, fast path generated and compiled) on its first call,
 not when it is built: a process loads every tool of a module at import but may call few of
@@ -21,9 +21,9 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from toolcall import ir
-from toolcall._coerce import Invalid, Resolver, accepts_null, build_coercer
-from toolcall._fastpath import build_fastpath, tool_exited, tool_raised
-from toolcall._result import Err, Ok, ToolError
+from toolcall._dispatch.coerce import Invalid, Resolver, accepts_null, build_coercer
+from toolcall._dispatch.fastpath import build_fastpath, tool_exited, tool_raised
+from toolcall._dispatch.result import Err, Ok, ToolError
 
 __all__ = ["Result", "ToolPlan", "build_plan"]
 

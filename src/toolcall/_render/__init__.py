@@ -1,0 +1,1 @@
+"""Rendering: ``ir`` -> JSON Schemas and provider tool definitions (SPEC section 4)."""
