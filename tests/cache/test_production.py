@@ -13,7 +13,7 @@ import pytest
 
 from projects import EMIT_ALL, write_project
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

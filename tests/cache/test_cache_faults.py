@@ -32,7 +32,7 @@ from projects import EMIT_ALL, write_project
 from toolcall import _registry, ir
 from toolcall._cache import store as _cache
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Wraps os.open / os.write / os.replace in the child so that only the cache's own temp file
 # is affected: the fds it creates under TOOLCALL_CACHE_DIR are recorded.
