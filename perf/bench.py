@@ -262,9 +262,9 @@ done()
 
 IN_PROCESS_LOAD = """
 import toolcall, {module}
-from toolcall import _registry
+from toolcall import _pipeline
 t0 = time.perf_counter()
-_registry.process({module})
+_pipeline.process({module})
 t1 = time.perf_counter()
 toolcall.emit({module}, "openai")
 t2 = time.perf_counter()
@@ -376,11 +376,11 @@ def figure_hook_overhead(run: Run) -> None:
 
 MEMORY = """
 import toolcall
-from toolcall import _registry
+from toolcall import _pipeline
 rss = _rss()
 import tools1000
 imported = _rss()
-entry = _registry.process(tools1000)
+entry = _pipeline.process(tools1000)
 toolcall.emit(tools1000, "openai")
 loaded = _rss()
 for plan in entry.plans.values():
@@ -456,7 +456,7 @@ def build_entries(root: Path) -> Path:
     from toolcall import ir
     from toolcall._cache import store as _cache
     from toolcall._derive.module import derive_module
-    from toolcall._registry import _variants_for_cache, entry_from_derived
+    from toolcall._pipeline import _variants_for_cache, entry_from_derived
 
     sources, cache = root / "src", root / "cache"
     sources.mkdir(parents=True)

@@ -35,7 +35,7 @@ PRELUDE = """\
 import importlib, json, sys
 from importlib import machinery
 import toolcall
-from toolcall import _hook, _registry
+from toolcall import _hook, _pipeline, _registry
 
 def loader(module):
     return type(module.__spec__.loader).__name__
@@ -124,11 +124,11 @@ def test_marked_module_is_processed_once_at_import(tmp_path: Path) -> None:
     out = run(
         """
         calls = []
-        real = _registry.process
+        real = _pipeline.process
         def counting(module):
             calls.append(module.__name__)
             return real(module)
-        _registry.process = counting
+        _pipeline.process = counting
         _hook.install()
         import marked, plain, truthy
         registered = sorted(_registry._entries)
@@ -139,7 +139,7 @@ def test_marked_module_is_processed_once_at_import(tmp_path: Path) -> None:
             "registered": registered,
             "calls": calls,
             "tools": list(entry.tool_names),
-            "same_entry": _registry.lookup(marked) is entry,
+            "same_entry": _pipeline.lookup(marked) is entry,
             "loader": loader(marked),
             "is_source_loader": isinstance(marked.__spec__.loader, machinery.SourceFileLoader),
         }
@@ -202,13 +202,13 @@ def test_processing_failure_never_breaks_the_import(tmp_path: Path) -> None:
         handler.emit = records.append
         logging.getLogger("toolcall").addHandler(handler)
         logging.getLogger("toolcall").setLevel(logging.DEBUG)
-        real = _registry.process
+        real = _pipeline.process
         def broken(module):
             raise RuntimeError("bug")
-        _registry.process = broken
+        _pipeline.process = broken
         _hook.install()
         import fragile
-        _registry.process = real
+        _pipeline.process = real
         out = {
             "imported": fragile.ping(4),
             "registered": "fragile" in _registry._entries,
@@ -445,7 +445,7 @@ def test_pytest_assertion_rewriting_still_works(tmp_path: Path) -> None:
         tmp_path,
         "test_rewritten.py",
         """
-        from toolcall import _hook, _registry
+        from toolcall import _hook, _pipeline, _registry
 
         import helper_tools
 

@@ -8,9 +8,9 @@ a model's call back to them with validation and errors a model can act on.
 from toolcall import _hook, ir
 from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
 from toolcall._emit import derive, describe, emit, render, tool_names
+from toolcall._errors import NotAToolModule, ToolcallWarning
 from toolcall._hook import install, installed, uninstall
-from toolcall._markers import Param, ToolcallWarning, exclude, param
-from toolcall._registry import NotAToolModule
+from toolcall._markers import Param, exclude, param
 from toolcall._render.strict import check_strict
 from toolcall._run import arun, run
 from toolcall._toolbox import Toolbox

@@ -9,11 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from toolcall import ir
-from toolcall._derive.module import derive_function
 from toolcall._frozen import FrozenList
-from toolcall._registry import index, lookup
-from toolcall._render.schema import FORMATS
-from toolcall._render.schema import render as _render
+from toolcall._names import FORMATS, check_format
+from toolcall._pipeline import lookup
+from toolcall._registry import index
 
 __all__ = ["derive", "describe", "emit", "render", "tool_names"]
 
@@ -51,7 +50,8 @@ def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> Fro
             return variants[format, strict]
         except (KeyError, TypeError):
             pass
-    msg = f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}"
+    check_format(format)
+    msg = f"strict must be True or False, not {strict!r}"
     raise ValueError(msg)
 
 
@@ -67,10 +67,13 @@ def tool_names(module: ModuleRef) -> tuple[str, ...]:
 
 def derive(fn: Callable[..., Any]) -> ir.Tool:
     """The IR of any annotated function, for tools built while the program runs."""
-    tool, _ = derive_function(fn)
-    return tool
+    from toolcall._pipeline import derive as _derive
+
+    return _derive(fn)
 
 
 def render(tool: ir.Tool, format: str = "openai", *, strict: bool = False) -> dict[str, Any]:
     """Render one ``ir.Tool`` on demand (a fresh, mutable dict each call)."""
+    from toolcall._render.formats import render as _render
+
     return _render(tool, format, strict)

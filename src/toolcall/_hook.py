@@ -50,13 +50,13 @@ _log = logging.getLogger("toolcall")
 def _observe(module: types.ModuleType) -> None:
     """Process a freshly executed marked module; a failure here must never fail the import.
 
-    The registry is looked up at call time, not imported at module level: it pulls in the
+    The pipeline is looked up at call time, not imported at module level: it pulls in the
     whole library, and this module is imported by ``toolcall/__init__`` itself.
     """
     try:
-        from toolcall import _registry
+        from toolcall import _pipeline
 
-        _registry.process(module)
+        _pipeline.process(module)
     except Exception:
         _log.debug(
             "processing %s at import failed; it will be retried on first use",
@@ -70,8 +70,8 @@ class ToolcallSourceLoader(SourceFileLoader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         super().exec_module(module)
-        # The marker rule of ``_derive.is_marked``, inlined: this line runs for every import.
-        if getattr(module, "__toolcall__", None) is True:
+        # The marker rule of ``_derive.module.is_marked``, inlined: this runs for every import.
+        if module.__dict__.get("__toolcall__") is True:
             _observe(module)
 
 
@@ -80,7 +80,7 @@ class ToolcallSourcelessLoader(SourcelessFileLoader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         super().exec_module(module)
-        if getattr(module, "__toolcall__", None) is True:
+        if module.__dict__.get("__toolcall__") is True:
             _observe(module)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["Param", "ToolcallWarning", "exclude", "param"]
+__all__ = ["Param", "exclude", "param"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -19,15 +19,6 @@ EXCLUDE_ATTR = "__toolcall_exclude__"
 PARAMS_ATTR = "__toolcall_params__"
 
 WIRES = frozenset({"string_integer"})
-
-
-class ToolcallWarning(UserWarning):
-    """A tool was derived differently from what its code seems to ask for.
-
-    Issued at derivation (never replayed from the cache), pointing at the function's
-    file and line, so ``python -W error::toolcall.ToolcallWarning`` turns them into
-    build failures.
-    """
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,8 @@ import types
 from typing import Any
 
 from toolcall._dispatch.result import Err, Ok, ToolError
-from toolcall._registry import index, lookup
+from toolcall._pipeline import lookup
+from toolcall._registry import index
 
 __all__ = ["arun", "run"]
 

@@ -10,8 +10,9 @@ from toolcall._derive.module import derive_function
 from toolcall._dispatch.plan import ToolPlan
 from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._frozen import FrozenList
-from toolcall._registry import ModuleEntry, entry_from_derived, lookup
-from toolcall._render.schema import FORMATS
+from toolcall._names import FORMATS, check_format
+from toolcall._pipeline import entry_from_derived, lookup
+from toolcall._registry import ModuleEntry
 
 __all__ = ["Toolbox"]
 
@@ -64,14 +65,15 @@ class Toolbox:
             _, derived = derive_function(member)
             return entry_from_derived(None, derived)
         msg = f"a Toolbox takes modules, module names or functions, not {type(member).__name__}"
-        raise TypeError(msg)
+        raise ValueError(msg)
 
     def emit(self, format: str = "openai", strict: bool = False) -> FrozenList:
         """Every tool's definition, modules in the order given, tools in definition order."""
         try:
             return self._variants[format, strict]
         except (KeyError, TypeError):
-            msg = f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}"
+            check_format(format)
+            msg = f"strict must be True or False, not {strict!r}"
             raise ValueError(msg) from None
 
     def describe(self) -> FrozenList:

@@ -29,7 +29,7 @@ import pytest
 
 import toolcall
 from projects import EMIT_ALL, write_project
-from toolcall import _registry, ir
+from toolcall import _pipeline, ir
 from toolcall._cache import store as _cache
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -371,9 +371,9 @@ def test_read_only_cache_still_serves_its_entries(
 
     monkeypatch.setattr(_cache.os, "open", read_only_open)
     monkeypatch.setattr(_cache.os, "utime", read_only_utime)
-    monkeypatch.setattr(_registry, "derive_module", no_derivation)
+    monkeypatch.setattr(_pipeline, "derive_module", no_derivation)
     caplog.set_level(logging.DEBUG, logger="toolcall")
-    _registry.process(module)
+    _pipeline.process(module)
     assert toolcall.emit(module, "openai") == SHIP_OPENAI
     monkeypatch.undo()
     assert entry.stat().st_mtime_ns == before

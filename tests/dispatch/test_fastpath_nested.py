@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import toolcall
 from fakes import near_stack_limit
-from toolcall import _registry, ir
+from toolcall import _pipeline, _registry, ir
 from toolcall._dispatch.fastpath import MISS, build_fastpath
 from toolcall._dispatch.plan import build_plan
 from toolcall._dispatch.result import Ok
@@ -108,7 +108,7 @@ def dataclasses_fields(value: Any) -> bool:
 def nested(make_module: Callable[..., types.ModuleType]) -> tuple[ir.Tool, Any, Any]:
     module = make_module(NESTED)
     tool = toolcall.derive(module.order)
-    return tool, module.order, _registry.LiveResolver({}, {})
+    return tool, module.order, _pipeline.LiveResolver({}, {})
 
 
 def paths(nested: tuple[ir.Tool, Any, Any]) -> tuple[Any, Any]:
@@ -233,7 +233,7 @@ def test_type_providers_get_no_generated_path() -> None:
         parameters=(ir.Parameter(name="m", type=ir.Type(kind="string", provider="x:P")),),
     )
     assert (
-        build_fastpath(tool, print, is_async=False, resolver=_registry.LiveResolver({}, {})) is None
+        build_fastpath(tool, print, is_async=False, resolver=_pipeline.LiveResolver({}, {})) is None
     )
 
 
@@ -249,7 +249,7 @@ def test_deeply_nested_containers_still_compile() -> None:
     def deep(x: Any) -> Any:
         return x
 
-    fast = build_fastpath(tool, deep, is_async=False, resolver=_registry.LiveResolver({}, {}))
+    fast = build_fastpath(tool, deep, is_async=False, resolver=_pipeline.LiveResolver({}, {}))
     assert fast is not None
     assert fast({"x": value}) == Ok(value)
     assert fast({"x": [[["7"]]]}) is MISS
@@ -293,7 +293,7 @@ def test_first_call_on_a_nearly_full_stack_still_prepares_the_plan() -> None:
     for _ in range(60):
         t = ir.Type(kind="array", py="list", items=t)
     tool = ir.Tool(name="deep", parameters=(ir.Parameter(name="x", type=t),))
-    run = build_plan(tool, lambda x: "ran", _registry.LiveResolver({}, {})).run
+    run = build_plan(tool, lambda x: "ran", _pipeline.LiveResolver({}, {})).run
 
     assert near_stack_limit(lambda: run({"x": []})) == Ok("ran")
     assert run({"x": []}) == Ok("ran")
@@ -310,7 +310,7 @@ def test_emit_takes_strict_by_position_and_refuses_what_it_refused(
     assert toolcall.emit(module.__name__, "openai", True) is strict
     assert toolcall.emit(module, "openai") is toolcall.emit(module, "openai", False)
     assert toolcall.emit(module, "openai") is not strict
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(ValueError, match="strict must be True or False"):
         toolcall.emit(module, "openai", strict="yes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown format"):
         toolcall.emit(module, "describe")
@@ -342,8 +342,8 @@ def test_a_warm_load_decodes_and_freezes_each_variant_when_first_asked(
     """From the cache the variants stay msgpack until used, then equal a fresh render."""
     monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
     module = make_module(NESTED)
-    cold = _registry.process(module)
-    warm = _registry.process(module)
+    cold = _pipeline.process(module)
+    warm = _pipeline.process(module)
     assert all(isinstance(v, msgspec.Raw) for v in warm.variants.stored.values())
     assert warm.plain == {}
     for fmt in ("openai", "anthropic", "mcp"):

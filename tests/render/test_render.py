@@ -14,14 +14,9 @@ import pytest
 
 from toolcall import ir
 from toolcall._frozen import FrozenDict, FrozenList, freeze, thaw
-from toolcall._render.schema import (
-    FORMATS,
-    describe_entry,
-    parameters_schema,
-    render,
-    render_variants,
-    strict_problems,
-)
+from toolcall._names import FORMATS
+from toolcall._render.formats import describe_entry, render, render_variants
+from toolcall._render.schema import parameters_schema, strict_problems
 
 T = ir.Type
 P = ir.Parameter
@@ -443,7 +438,7 @@ def test_no_ref_defs_or_title_anywhere() -> None:
             return set().union(*(keys(v) for v in value))
         return set()
 
-    for variant in render_variants([EVERYTHING, WEATHER], "m").values():
+    for variant in render_variants([EVERYTHING, WEATHER], "m")[0].values():
         assert not keys(variant) & {"$ref", "$defs", "definitions", "title"}
 
 
@@ -542,7 +537,7 @@ def test_weather_has_no_strict_problems() -> None:
 
 def test_weather_render_variants() -> None:
     """`render_variants` holds every format x strict plus describe, equal to on-demand rendering."""
-    variants = render_variants([WEATHER, EVERYTHING], "myapp.tools.weather")
+    variants, _ = render_variants([WEATHER, EVERYTHING], "myapp.tools.weather")
     assert list(variants) == [
         ("openai", False),
         ("openai", True),
@@ -583,7 +578,7 @@ def test_empty_description_is_omitted_from_provider_envelopes() -> None:
 @pytest.mark.parametrize("fmt", ["gemini", "describe", "OpenAI", ""])
 def test_unknown_format_raises_value_error(fmt: str) -> None:
     """An unknown format raises ValueError naming the valid formats."""
-    with pytest.raises(ValueError, match=r"expected one of 'openai', 'anthropic', 'mcp'"):
+    with pytest.raises(ValueError, match=r"expected one of: openai, anthropic, mcp"):
         render(WEATHER, fmt)
 
 
@@ -867,12 +862,12 @@ def is_plain(value: Any) -> bool:
 
 @pytest.fixture
 def tools() -> FrozenList:
-    return render_variants([WEATHER, EVERYTHING], "m")["openai", True]
+    return render_variants([WEATHER, EVERYTHING], "m")[0]["openai", True]
 
 
 def test_variants_are_frozen_at_every_depth() -> None:
     """Every dict and list in every variant is read-only."""
-    for variant in render_variants([WEATHER, EVERYTHING], "m").values():
+    for variant in render_variants([WEATHER, EVERYTHING], "m")[0].values():
         assert is_frozen(variant)
 
 
@@ -975,7 +970,7 @@ def test_shallow_copies_are_plain(tools: FrozenList) -> None:
         assert outer == tools
     for mapping in (copy.copy(tools[0]), dict(tools[0]), tools[0].copy(), tools[0] | {}):
         assert type(mapping) is dict
-    combined = tools + render_variants([WEATHER], "n")["openai", True]
+    combined = tools + render_variants([WEATHER], "n")[0]["openai", True]
     assert type(combined) is list
     assert len(combined) == 3
 
@@ -1032,7 +1027,7 @@ def test_thousand_tools_render_fast() -> None:
         for i in range(1000)
     ]
     start = time.perf_counter()
-    variants = render_variants(many, "big")
+    variants, _ = render_variants(many, "big")
     assert time.perf_counter() - start < 1.0
     assert len(variants["mcp", True]) == 1000
 

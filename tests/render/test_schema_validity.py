@@ -17,15 +17,15 @@ import pytest
 
 import toolcall
 from toolcall import ir
-from toolcall._registry import lookup
-from toolcall._render.schema import strict_problems
-from toolcall._render.strict import (
+from toolcall._pipeline import lookup
+from toolcall._render.limits import (
     MAX_ENUM_VALUES,
     MAX_PROPERTIES,
     MAX_TOTAL_CHARS,
     SUPPORTED_FORMATS,
-    check_strict,
 )
+from toolcall._render.schema import strict_problems
+from toolcall._render.strict import check_strict
 
 BROAD_SOURCE = '''
 from __future__ import annotations

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import re
 import types
 import typing
 import warnings
@@ -22,19 +21,27 @@ from toolcall._derive.docstrings import parse_docstring
 from toolcall._derive.source import SourceDocs, module_docs, object_docs
 from toolcall._derive.types import (
     TypeResolver,
+    class_ref,
     doc_metadata,
     is_documenting_type,
     param_override,
     schema_default,
     unwrap_annotated,
 )
-from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, Param, ToolcallWarning
-from toolcall._render.schema import render, strict_problems
-from toolcall._render.strict import check_strict
+from toolcall._errors import ToolcallWarning
+from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, Param
+from toolcall._names import TOOL_NAME_RULE, valid_tool_name
 
-__all__ = ["Derived", "derive_function", "derive_module", "is_marked", "providers_of"]
+__all__ = [
+    "Derived",
+    "class_ref",
+    "derive_function",
+    "derive_module",
+    "is_marked",
+    "providers_of",
+    "warn_at",
+]
 
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _ALIAS_DEPTH = 20
 
 
@@ -50,8 +57,22 @@ class Derived:
 
 
 def is_marked(module: types.ModuleType) -> bool:
-    """Only the literal ``__toolcall__ = True`` marks a module (not any truthy value)."""
-    return getattr(module, "__toolcall__", None) is True
+    """Only the literal ``__toolcall__ = True`` marks a module (not any truthy value).
+
+    Read from the module's ``__dict__``: ``getattr`` would run a module ``__getattr__``
+    (lazy-submodule packages), a side effect on a module that is not even marked.
+    """
+    return vars(module).get("__toolcall__") is True
+
+
+def warn_at(fn: Callable[..., Any], message: str) -> None:
+    """Issue a ``ToolcallWarning`` pointing at ``fn``'s own file and first line."""
+    warnings.warn_explicit(message, ToolcallWarning, *_location(fn))
+
+
+def _location(fn: Callable[..., Any]) -> tuple[str, int]:
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code is not None else ("<unknown>", 0)
 
 
 def providers_of(module: types.ModuleType) -> list[Any]:
@@ -149,8 +170,7 @@ class _Derivation:
 
     def tool(self, fn: Callable[..., Any], docs: SourceDocs | None) -> ir.Tool | None:
         inner = inspect.unwrap(fn)
-        code = getattr(inner, "__code__", None)
-        self._where = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
+        self._where = _location(fn)
         name = fn.__name__
         qualname = fn.__qualname__
         self.resolver.start_tool()
@@ -169,9 +189,9 @@ class _Derivation:
                 "(annotate it, or mark it @toolcall.exclude)"
             )
             return None
-        if not TOOL_NAME.match(name):
+        if not valid_tool_name(name):
             self.warn(
-                f"{qualname}: tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$, "
+                f"{qualname}: tool name {name!r} does not match {TOOL_NAME_RULE}, "
                 "which providers require; `toolcall export` will refuse it"
             )
         raw_doc = docs.functions.get(qualname) if docs is not None else None
@@ -225,8 +245,6 @@ class _Derivation:
             module=getattr(fn, "__module__", "") or "",
             qualname=qualname,
         )
-        for problem in strict_warnings(tool):
-            self.warn(problem)
         return tool
 
     def _parameter(
@@ -396,13 +414,3 @@ class _Holder:
 
     def __init__(self, name: str, value: Any) -> None:
         self.__annotations__ = {name: value}
-
-
-def strict_warnings(tool: ir.Tool) -> list[str]:
-    """What strict mode changes or the providers' strict limits reject, once per tool.
-
-    ``strict_problems`` already reports ``Any`` values, so the checker's "no type" lines
-    would only repeat them.
-    """
-    limits = check_strict(render(tool, "openai", strict=True))
-    return strict_problems(tool) + [line for line in limits if ": no type: " not in line]

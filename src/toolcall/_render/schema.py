@@ -1,17 +1,14 @@
-"""Rendering: an ``ir.Tool`` becomes a JSON Schema and a provider's tool definition.
+"""The schema walker: an ``ir.Tool`` becomes the JSON Schema of its arguments object.
 
 Rendering reads only the IR, so a tool from the cache, from ``derive`` or built by hand
 renders the same way. It runs in two layers, the shape pydantic-ai uses: one walker turns an
 ``ir.Type`` into a schema, with the strict rules (SPEC section 4) applied at every depth when
-asked; a thin envelope per format wraps the arguments schema.
+asked; a thin envelope per format (``formats``) wraps the arguments schema.
 
 Decisions the SPEC leaves open:
 
 - Schemas are always inlined: no ``$ref``/``$defs`` (several MCP clients and Bedrock reject
   them) and no ``title``.
-- A provider envelope omits ``"description"`` when the tool has none: OpenAI, Anthropic and
-  MCP all accept a tool without one, and an empty string is noise in the prompt. ``describe``
-  always has the key (``""`` when there is none), since it is a listing, not a provider input.
 - The arguments object always has ``properties`` and ``required``, even when empty, so every
   provider sees an ordinary object schema.
 - Strict mode keeps what it cannot express as close as it can and reports it (see
@@ -27,31 +24,21 @@ Examples
 ...     name="echo",
 ...     parameters=(ir.Parameter(name="times", type=ir.Type(kind="integer"), required=False),),
 ... )
->>> definition = render(tool, "openai", strict=True)["function"]
->>> definition["strict"], definition["parameters"]["required"]
-(True, ['times'])
->>> definition["parameters"]["properties"]
-{'times': {'type': ['integer', 'null']}}
+>>> schema = parameters_schema(tool, strict=True)
+>>> schema["required"], schema["properties"]
+(['times'], {'times': {'type': ['integer', 'null']}})
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Final
 
 from toolcall import ir
-from toolcall._frozen import FrozenList, freeze, thaw
+from toolcall._frozen import thaw
+from toolcall._render.limits import SUPPORTED_KEYWORDS
 
-__all__ = [
-    "FORMATS",
-    "describe_entry",
-    "parameters_schema",
-    "render",
-    "render_variants",
-    "strict_problems",
-]
-
-FORMATS: Final[tuple[str, ...]] = ("openai", "anthropic", "mcp")
+__all__ = ["collect_strict_problems", "parameters_schema", "strict_problems"]
 
 _CONSTRAINTS: Final = (
     ("format", "format"),
@@ -68,9 +55,10 @@ _CONSTRAINTS: Final = (
 
 _SCALARS: Final = frozenset({"null", "boolean", "integer", "number", "string"})
 
-# Keywords OpenAI's strict mode rejects. Dispatch still enforces what they say, so strict
-# schemas leave them out instead of failing: the model merely is not told.
-_NOT_STRICT: Final = frozenset({"contentEncoding", "minLength", "maxLength", "uniqueItems"})
+# Keywords OpenAI's strict mode rejects (``limits``). Dispatch still enforces what they say,
+# so strict schemas leave them out instead of failing: the model merely is not told.
+_NOT_STRICT: Final = frozenset(key for _, key in _CONSTRAINTS) - SUPPORTED_KEYWORDS
+_UNIQUE_IN_STRICT: Final = "uniqueItems" in SUPPORTED_KEYWORDS
 
 # How a problem names the value type of an open object, in Python terms.
 _PY_NAMES: Final = {
@@ -96,28 +84,6 @@ def parameters_schema(tool: ir.Tool, *, strict: bool = False) -> dict[str, Any]:
     return _parameters(tool, strict, [])
 
 
-def render(tool: ir.Tool, fmt: str, strict: bool = False) -> dict[str, Any]:
-    """Return *tool*'s definition for *fmt* (one of `FORMATS`), a fresh plain dict.
-
-    This renders on every call; modules are rendered once by `render_variants` instead.
-
-    Raises
-    ------
-    ValueError
-        *fmt* is not one of `FORMATS`.
-    """
-    if fmt not in FORMATS:
-        expected = ", ".join(repr(name) for name in FORMATS)
-        msg = f"unknown format {fmt!r}; expected one of {expected}"
-        raise ValueError(msg)
-    return _envelope(tool, fmt, strict, _parameters(tool, strict, []))
-
-
-def describe_entry(tool: ir.Tool, module: str) -> dict[str, Any]:
-    """Return *tool*'s ``describe`` entry: its module, name, description and schema."""
-    return _describe(tool, module, _parameters(tool, False, []))
-
-
 def strict_problems(tool: ir.Tool) -> list[str]:
     """Return what strict mode cannot express in *tool*, one human-readable line each.
 
@@ -131,61 +97,14 @@ def strict_problems(tool: ir.Tool) -> list[str]:
     >>> strict_problems(ir.Tool(name="f", parameters=(ir.Parameter(name="tags", type=mapping),)))
     ['f: tags (dict[str, str]) is an open object, which strict mode cannot express; it is closed']
     """
+    return collect_strict_problems(tool)[1]
+
+
+def collect_strict_problems(tool: ir.Tool) -> tuple[dict[str, Any], list[str]]:
+    """*tool*'s strict arguments schema and its `strict_problems`, from one rendering."""
     problems: list[str] = []
-    _parameters(tool, True, problems)
-    return [f"{tool.name}: {problem}" for problem in dict.fromkeys(problems)]
-
-
-def render_variants(tools: Sequence[ir.Tool], module: str) -> dict[tuple[str, bool], FrozenList]:
-    """Render every variant of a module's tools once, as read-only lists in tool order.
-
-    Keys are ``(fmt, strict)`` for every format in `FORMATS` and both strict values, plus
-    ``("describe", False)``. Each tool's schema is rendered once per strict value and the
-    frozen result is shared by every envelope that carries it.
-    """
-    loose = [freeze(_parameters(tool, False, [])) for tool in tools]
-    strict = [freeze(_parameters(tool, True, [])) for tool in tools]
-    variants: dict[tuple[str, bool], FrozenList] = {}
-    for fmt in FORMATS:
-        for flag, schemas in ((False, loose), (True, strict)):
-            variants[fmt, flag] = FrozenList(
-                _envelope(tool, fmt, flag, schema)
-                for tool, schema in zip(tools, schemas, strict=True)
-            )
-    variants["describe", False] = FrozenList(
-        _describe(tool, module, schema) for tool, schema in zip(tools, loose, strict=True)
-    )
-    return variants
-
-
-def _envelope(tool: ir.Tool, fmt: str, strict: bool, schema: dict[str, Any]) -> dict[str, Any]:
-    if fmt == "openai":
-        function: dict[str, Any] = {"name": tool.name}
-        if tool.description:
-            function["description"] = tool.description
-        function["parameters"] = schema
-        if strict:
-            function["strict"] = True
-        return {"type": "function", "function": function}
-    definition: dict[str, Any] = {"name": tool.name}
-    if tool.description:
-        definition["description"] = tool.description
-    if fmt == "anthropic":
-        definition["input_schema"] = schema
-        if strict:
-            definition["strict"] = True
-    else:
-        definition["inputSchema"] = schema
-    return definition
-
-
-def _describe(tool: ir.Tool, module: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "module": module,
-        "name": tool.name,
-        "description": tool.description,
-        "parameters": schema,
-    }
+    schema = _parameters(tool, True, problems)
+    return schema, [f"{tool.name}: {problem}" for problem in dict.fromkeys(problems)]
 
 
 def _parameters(tool: ir.Tool, strict: bool, problems: list[str]) -> dict[str, Any]:
@@ -285,7 +204,7 @@ def _array(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str
             schema["prefixItems"] = positions
             if items is not None:
                 schema["items"] = items
-    if t.unique_items and not strict:
+    if t.unique_items and (_UNIQUE_IN_STRICT or not strict):
         schema["uniqueItems"] = True
     min_items = length if t.min_items is None else t.min_items
     max_items = length if t.max_items is None else t.max_items

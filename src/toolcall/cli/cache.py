@@ -78,14 +78,11 @@ def _build(directory: Path, args: argparse.Namespace) -> int:
     Unlike the maintenance commands this imports user code: deriving needs the live module.
     """
     import importlib
-    import os
     import warnings
 
-    os.environ["TOOLCALL_CACHE_DIR"] = str(directory)
-    os.environ.pop("TOOLCALL_CACHE", None)
-    from toolcall import _registry
+    from toolcall import _pipeline
     from toolcall._derive.module import is_marked
-    from toolcall.cli.discover import DiscoveryError
+    from toolcall._errors import DiscoveryError
 
     try:
         names = _build_targets(args.targets or ["."])
@@ -104,15 +101,11 @@ def _build(directory: Path, args: argparse.Namespace) -> int:
                 if not is_marked(module):
                     _error(f"{name} is not a tool module (no `__toolcall__ = True`)")
                     return 1
-                _registry.process(module)
+                stored = _pipeline.build(module, directory)
         except Exception as exc:
             _error(f"cannot import {name}: {type(exc).__name__}: {exc}")
             return 1
-        source = _read(getattr(module.__spec__, "origin", None) or "")
-        if (
-            source is None
-            or not _cache.entry_path(directory, name, _cache.source_key(name, source)).is_file()
-        ):
+        if not stored:
             _error(f"could not write the entry of {name} in {directory}")
             return 1
         built += 1
@@ -144,14 +137,6 @@ def _build_targets(targets: list[str]) -> list[str]:
                 sys.path.insert(0, str(item.root))
             names.append(item.name)
     return sorted(set(names))
-
-
-def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
 
 
 # -- parsing and output -----------------------------------------------------------------

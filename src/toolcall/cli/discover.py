@@ -25,14 +25,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolcall._errors import DiscoveryError
+
 __all__ = ["DiscoveryError", "Found", "find_modules", "is_marked_source", "skipped_dir"]
 
 _ALWAYS_SKIPPED = frozenset({"__pycache__"})
 _SKIPPED_UNLESS_PACKAGE = frozenset({"build", "dist", "node_modules", "site-packages", "venv"})
-
-
-class DiscoveryError(ValueError):
-    """Marked files that cannot be imported under a name of their own."""
 
 
 @dataclass(frozen=True, slots=True)

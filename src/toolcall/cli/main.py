@@ -14,7 +14,6 @@ import contextlib
 import importlib
 import json
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -26,13 +25,13 @@ from types import ModuleType
 from typing import Any
 
 import toolcall
-from toolcall.cli.discover import DiscoveryError, find_modules
+from toolcall._errors import DiscoveryError
+from toolcall._names import FORMATS, TOOL_NAME_RULE, valid_tool_name
+from toolcall.cli.discover import find_modules
 
 __all__ = ["main"]
 
 PROG = "toolcall"
-FORMATS = ("openai", "anthropic", "mcp")
-TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
 class CliError(Exception):
@@ -164,7 +163,7 @@ def _collect(
                 problem for definition in emitted for problem in toolcall.check_strict(definition)
             )
         for tool in tool_names:
-            if not TOOL_NAME.fullmatch(tool):
+            if not valid_tool_name(tool):
                 bad.append(f"{tool!r} in {name}")
             elif tool in owner:
                 msg = f"two tools are named {tool!r}: in {owner[tool]} and in {name}"
@@ -174,7 +173,7 @@ def _collect(
         noun = "name" if len(bad) == 1 else "names"
         msg = (
             f"invalid tool {noun} {', '.join(bad)}: providers require names matching "
-            "^[a-zA-Z0-9_-]{1,64}$; rename the function or mark it @toolcall.exclude"
+            f"{TOOL_NAME_RULE}; rename the function or mark it @toolcall.exclude"
         )
         raise CliError(msg)
     if problems:

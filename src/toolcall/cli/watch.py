@@ -39,7 +39,8 @@ from watchdog.observers.polling import PollingObserver
 
 import toolcall
 from toolcall._cache.store import cache_dir
-from toolcall.cli.discover import DiscoveryError, find_modules, skipped_dir
+from toolcall._errors import DiscoveryError
+from toolcall.cli.discover import find_modules, skipped_dir
 
 __all__ = ["watch"]
 
