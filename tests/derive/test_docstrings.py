@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolcall._derive.docstrings import parse_docstring
+from toolcall._derive.docstrings import parse_docstring, read_docstring
 
 SPEC_EXAMPLE = """Get the forecast for a city.
 
@@ -357,6 +360,346 @@ def test_markdown_section_ends_at_next_heading() -> None:
     * other - not a parameter
     """
     assert parse_docstring(doc)[1] == {"city": "the city"}
+
+
+# --- forms real projects write (issue 13) ----------------------------------------------
+
+
+def test_markdown_colon_bullets() -> None:
+    """cqlpy style: ``## Parameters`` then ``- `argument`: text`` bullets, types optional."""
+    doc = """Count the elements of a list.
+
+    ## Parameters
+    - `argument`: The list to count
+      the elements of.
+    - `default` (int): Returned for an empty list.
+    - plain:The last one.
+    """
+    assert parse_docstring(doc) == (
+        "Count the elements of a list.",
+        {
+            "argument": "The list to count the elements of.",
+            "default": "Returned for an empty list.",
+            "plain": "The last one.",
+        },
+    )
+
+
+@pytest.mark.parametrize("heading", ["# Arguments", "# Parameters"])
+def test_markdown_level_one_heading_colon_entries(heading: str) -> None:
+    """A level-1 parameter heading reads ``name: text`` bullets and bare (Keras-style) lines."""
+    bullets = f"Stack the tensors.\n\n{heading}\n- `tensors`: The inputs.\n"
+    keras = f"""Stack the tensors.
+
+    {heading}
+        tensors: List of tensors
+            to stack.
+        axis: Stacking axis.
+        Note: not an argument.
+
+    # Returns
+        result: not an argument
+    """
+    assert parse_docstring(bullets) == ("Stack the tensors.", {"tensors": "The inputs."})
+    assert parse_docstring(keras) == (
+        "Stack the tensors.",
+        {"tensors": "List of tensors to stack.", "axis": "Stacking axis."},
+    )
+
+
+def test_sphinx_continuation_paragraphs() -> None:
+    """urllib3 style: a body on indented lines keeps the paragraphs indented like it."""
+    doc = """Make a request.
+
+    :param retries:
+        How many times to retry before
+        giving up.
+
+        If ``None`` (the default), retry three times.
+    :param body:
+
+        The whole body after a blank line.
+    :param timeout: Seconds to wait.
+
+    Text after the field list.
+    """
+    assert parse_docstring(doc)[1] == {
+        "retries": "How many times to retry before giving up. "
+        "If ``None`` (the default), retry three times.",
+        "body": "The whole body after a blank line.",
+        "timeout": "Seconds to wait.",
+    }
+
+
+def test_sphinx_param_with_default() -> None:
+    """sqlalchemy style: ``:param name=default:`` documents ``name``."""
+    doc = """Create an engine.
+
+    :param echo=False: Log every statement.
+    :param int pool_size=5: Connections kept open.
+    """
+    assert parse_docstring(doc)[1] == {
+        "echo": "Log every statement.",
+        "pool_size": "Connections kept open.",
+    }
+
+
+def test_sphinx_unindented_continuation() -> None:
+    """requests style: a line level with the field, directly under it, continues it."""
+    doc = """Send a GET request.
+
+    :param params: (optional) Dictionary to send
+    in the query string.
+    :param url: The address.
+    Returns:
+        not a parameter
+    """
+    assert parse_docstring(doc)[1] == {
+        "params": "(optional) Dictionary to send in the query string.",
+        "url": "The address.",
+    }
+
+
+def test_google_several_names_in_one_entry() -> None:
+    """jax.lax style: ``x, y: text`` documents both names."""
+    doc = """Add two arrays.
+
+    Args:
+        x, y: Input arrays
+            of one shape.
+        out (Array): Where to write.
+    """
+    assert parse_docstring(doc)[1] == {
+        "x": "Input arrays of one shape.",
+        "y": "Input arrays of one shape.",
+        "out": "Where to write.",
+    }
+
+
+def test_google_bullets_inside_args() -> None:
+    """``- name: text`` bullets inside ``Args:``; nested bullets stay in the text."""
+    doc = """Search.
+
+    Args:
+        - query: What to look for.
+        - mode (str): One of
+            - fast: quick
+            - slow: careful
+    """
+    assert parse_docstring(doc)[1] == {
+        "query": "What to look for.",
+        "mode": "One of - fast: quick - slow: careful",
+    }
+
+
+def test_google_types_with_typos_or_over_lines() -> None:
+    """transformers' stray ``)`` and a ``Union[...]`` type spanning lines keep their entry."""
+    doc = """Run the model.
+
+    Args:
+        attention_mask (`torch.Tensor`)`, *optional*):
+            Mask to avoid attention on padding.
+        credentials (Union[google.auth.credentials.Credentials,
+            google.oauth2.Credentials]): The credentials
+            to use.
+        broken (Union[int,
+        next_one: Not swallowed by the unclosed type.
+    """
+    assert parse_docstring(doc)[1] == {
+        "attention_mask": "Mask to avoid attention on padding.",
+        "credentials": "The credentials to use.",
+        "next_one": "Not swallowed by the unclosed type.",
+    }
+
+
+def test_google_bold_names() -> None:
+    """``**name**:`` and ``**name** (type):`` entries; ``**kwargs:`` is still ``kwargs``."""
+    doc = """Render.
+
+    Args:
+        **template**: The template.
+        **context** (dict): Values for it.
+        **kwargs: Passed on.
+    """
+    assert parse_docstring(doc)[1] == {
+        "template": "The template.",
+        "context": "Values for it.",
+        "kwargs": "Passed on.",
+    }
+
+
+def test_google_title_like_entry_inside_args() -> None:
+    """``args:`` level with the entries, its text below, is an entry and not a new section."""
+    doc = """Call a function later.
+
+    Args:
+        fn: The function.
+        args:
+            Positional arguments for it.
+        returns: What to give back.
+    Returns:
+        handle: not a parameter
+    """
+    assert parse_docstring(doc)[1] == {
+        "fn": "The function.",
+        "args": "Positional arguments for it.",
+        "returns": "What to give back.",
+    }
+
+
+def test_numpy_options_section() -> None:
+    """scipy style: an ``Options`` section documents keyword parameters."""
+    doc = """Minimise a function.
+
+    Parameters
+    ----------
+    fun : callable
+        The objective.
+
+    Options
+    -------
+    maxiter : int
+        Maximum number of iterations.
+    """
+    assert parse_docstring(doc)[1] == {
+        "fun": "The objective.",
+        "maxiter": "Maximum number of iterations.",
+    }
+
+
+def test_examples_are_not_parameters() -> None:
+    """Entries inside ``>>>`` sessions, ``::`` literal blocks, code directives and fences."""
+    doc = """Wrap a documented function.
+
+    Example::
+
+        def wrapped(x):
+            \"\"\"Args:
+                x: not a parameter
+            \"\"\"
+
+    >>> wrap(\"\"\":param y: not a parameter\"\"\")
+    :param z: not a parameter either (doctest output)
+
+    .. code-block:: python
+
+        # Parameters
+        - `w`: not a parameter
+
+    ```
+    Args:
+        v: not a parameter
+    ```
+
+    Args:
+        fn: The function to wrap.
+            >>> wrap(f)
+        name: Still read after the session.
+    """
+    assert parse_docstring(doc)[1] == {
+        "fn": "The function to wrap.",
+        "name": "Still read after the session.",
+    }
+
+
+def test_mcp_parameters_with_flush_bullets() -> None:
+    """blender-mcp style: ``Parameters:`` then ``- name: text`` level with it."""
+    doc = """Get the categories of an asset type.
+
+    Parameters:
+    - asset_type: The type of asset
+      (hdris, textures, models, all)
+    - limit: How many to return
+
+    Returns a JSON list.
+    """
+    assert parse_docstring(doc) == (
+        "Get the categories of an asset type.",
+        {
+            "asset_type": "The type of asset (hdris, textures, models, all)",
+            "limit": "How many to return",
+        },
+    )
+
+
+def test_mcp_upper_case_parameters_flush() -> None:
+    """excel-mcp-server style: ``PARAMETERS:`` then bare ``name: text`` lines level with it."""
+    doc = """Write data to a worksheet.
+
+    PARAMETERS:
+    filepath: Path to the workbook
+    sheet_name: Name of the worksheet
+    Note: this line ends the entries
+
+    start_cell: not a parameter after the blank line
+    """
+    assert parse_docstring(doc) == (
+        "Write data to a worksheet.",
+        {"filepath": "Path to the workbook", "sheet_name": "Name of the worksheet"},
+    )
+
+
+# --- unread parameter sections -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("doc", "unread"),
+    [
+        (
+            "Do it.\n\nArgs:\n    Everything is passed to `run`.\n",
+            "Args:\n    Everything is passed to `run`.",
+        ),
+        ("Do it.\n\n# Parameters\n* city - the city\n", "# Parameters\n* city - the city"),
+        (
+            "Do it.\n\nParameters\n----------\nSee the class docs.\n",
+            "Parameters\n----------\nSee the class docs.",
+        ),
+    ],
+)
+def test_unread_section_is_kept(doc: str, unread: str) -> None:
+    """A parameter section with no readable entry is kept whole for the tool description."""
+    read = read_docstring(doc)
+    assert (read.description, read.params, read.unread) == ("Do it.", {}, unread)
+    assert read.tool_description == f"Do it.\n\n{unread}"
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        SPEC_EXAMPLE,
+        "Do it.\n\nArgs:\n    city: the city\n    prose that is not an entry\n",
+        "Do it.\n\nArgs:\n",
+        "Do it.\n\nExample::\n\n    Args:\n        nothing here\n",
+    ],
+)
+def test_nothing_unread(doc: str) -> None:
+    """A section that yields an entry, an empty one, or one inside an example is not unread."""
+    read = read_docstring(doc)
+    assert read.unread == ""
+    assert read.tool_description == read.description
+
+
+_COUNT_COMPILES = """
+import re, sys
+callers = []
+real = re.compile
+def counting(*args, **kwargs):
+    callers.append(sys._getframe(1).f_globals.get("__name__"))
+    return real(*args, **kwargs)
+re.compile = counting
+import toolcall._derive.docstrings as docstrings
+print(callers.count(docstrings.__name__))
+docstrings.parse_docstring("Do it.\\n\\nArgs:\\n    x: the x")
+print(callers.count(docstrings.__name__) > 0)
+"""
+
+
+def test_importing_compiles_no_regex() -> None:
+    """The parser's patterns are compiled on the first parse, not when toolcall is imported."""
+    run = subprocess.run(
+        [sys.executable, "-c", _COUNT_COMPILES], capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split() == ["0", "True"]
 
 
 # --- merging --------------------------------------------------------------------------------
