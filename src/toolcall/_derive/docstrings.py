@@ -171,7 +171,7 @@ def read_docstring(doc: str | None) -> Docstring:
     if not doc:
         return Docstring("", {})
     lines = inspect.cleandoc(doc.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
-    code_free = _without_code(lines)
+    code_free = _without_code(lines) if any(mark in doc for mark in _CODE_MARKS) else lines
     entries: list[_Entry] = []
     sections: list[_Section] = []
     for applies, scanner in (
@@ -221,6 +221,10 @@ def _first_line_aware_indent(lines: list[str], index: int) -> int:
     entries), so everything after the first line counts as nested under it.
     """
     return _indent(lines[index]) if index else -1
+
+
+_CODE_MARKS: Final = (">>>", "::", "```", "~~~")
+"""Substrings without which a docstring has no code example to blank."""
 
 
 def _without_code(lines: list[str]) -> list[str]:
