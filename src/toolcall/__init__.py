@@ -3,17 +3,30 @@
 Mark a module with ``__toolcall__ = True``; its public, annotated functions become tools.
 ``emit`` gives their definitions for OpenAI, Anthropic or MCP, ``run`` / ``arun`` dispatch
 a model's call back to them with validation and errors a model can act on.
+
+Only what a warm process needs is imported here (the hook, ``emit`` and friends, the
+exceptions); every other public name is imported on first use (SPEC section 6, "Import
+cost"), so ``import toolcall`` stays cheap for serverless and command-line agents.
 """
 
-from toolcall import _hook, ir
-from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
-from toolcall._emit import derive, describe, emit, render, tool_names
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from toolcall import _hook
+from toolcall._emit import describe, emit, tool_names
 from toolcall._errors import NotAToolModule, ToolcallWarning
 from toolcall._hook import install, installed, uninstall
-from toolcall._markers import Param, exclude, param
-from toolcall._render.strict import check_strict
-from toolcall._run import arun, run
-from toolcall._toolbox import Toolbox
+
+if TYPE_CHECKING:
+    from toolcall import ir
+    from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
+    from toolcall._emit import derive, render
+    from toolcall._markers import Param, exclude, param
+    from toolcall._render.strict import check_strict
+    from toolcall._run import arun, run
+    from toolcall._toolbox import Toolbox
 
 __all__ = [
     "Err",
@@ -39,5 +52,39 @@ __all__ = [
     "tool_names",
     "uninstall",
 ]
+
+_LAZY: dict[str, str] = {
+    "Err": "toolcall._dispatch.result",
+    "Ok": "toolcall._dispatch.result",
+    "ToolError": "toolcall._dispatch.result",
+    "encode_result": "toolcall._dispatch.result",
+    "Param": "toolcall._markers",
+    "exclude": "toolcall._markers",
+    "param": "toolcall._markers",
+    "Toolbox": "toolcall._toolbox",
+    "arun": "toolcall._run",
+    "run": "toolcall._run",
+    "check_strict": "toolcall._render.strict",
+    "derive": "toolcall._emit",
+    "render": "toolcall._emit",
+}
+"""Public names imported on first use, by the module that defines them."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ir":
+        return importlib.import_module("toolcall.ir")
+    where = _LAZY.get(name)
+    if where is None:
+        msg = f"module 'toolcall' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 _hook.autoinstall()

@@ -11,7 +11,6 @@ from typing import Any
 from toolcall import ir
 from toolcall._frozen import FrozenList
 from toolcall._names import FORMATS, check_format
-from toolcall._pipeline import lookup
 from toolcall._registry import index
 
 __all__ = ["derive", "describe", "emit", "render", "tool_names"]
@@ -44,6 +43,8 @@ def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> Fro
         pass
     # first use, a value that is not a module, an unknown format, a ``strict`` that is not a
     # bool: the general lookup, whose errors are the ones to raise
+    from toolcall._pipeline import lookup
+
     variants = lookup(module).variants
     if isinstance(format, str) and format in FORMATS:
         try:
@@ -57,11 +58,15 @@ def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> Fro
 
 def describe(module: ModuleRef) -> FrozenList:
     """``[{"module", "name", "description", "parameters"}]``: the tools without an envelope."""
+    from toolcall._pipeline import lookup
+
     return lookup(module).describe
 
 
 def tool_names(module: ModuleRef) -> tuple[str, ...]:
     """The module's tool names, in definition order."""
+    from toolcall._pipeline import lookup
+
     return lookup(module).tool_names
 
 

@@ -15,10 +15,9 @@ the finders. Anything the hook never sees (zip files, custom loaders, modules im
 
 from __future__ import annotations
 
-import logging
+import _thread
 import os
 import sys
-import threading
 import types
 from collections.abc import Callable
 from importlib.machinery import (
@@ -44,9 +43,6 @@ __all__ = [
     "uninstall",
 ]
 
-_log = logging.getLogger("toolcall")
-
-
 def _observe(module: types.ModuleType) -> None:
     """Process a freshly executed marked module; a failure here must never fail the import.
 
@@ -58,7 +54,9 @@ def _observe(module: types.ModuleType) -> None:
 
         _pipeline.process(module)
     except Exception:
-        _log.debug(
+        import logging  # only on this failure path: logging costs a warm import milliseconds
+
+        logging.getLogger("toolcall").debug(
             "processing %s at import failed; it will be retried on first use",
             module.__name__,
             exc_info=True,
@@ -94,7 +92,7 @@ _LOADER_DETAILS = (
 
 _FILE_FINDER_HOOK = "FileFinder.path_hook.<locals>.path_hook_for_FileFinder"
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _hook: Callable[[str], PathEntryFinder] | None = None
 
 

@@ -110,8 +110,6 @@ def _entry(
         variants=ready,
         tool_names=tuple(tool.name for tool in module_ir.tools),
         plans=plans,
-        plain=ready.plain,
-        strict=ready.strict,
     )
 
 

@@ -8,10 +8,9 @@ call, so that a warm import pays for decoding the entry and little else.
 
 from __future__ import annotations
 
-import threading
+import _thread
 import types
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -61,23 +60,49 @@ class Variants:
         return value
 
 
-@dataclass(frozen=True, slots=True)
 class ModuleEntry:
-    """Everything the public API needs about one processed module, prebuilt."""
+    """Everything the public API needs about one processed module, prebuilt.
 
-    module: types.ModuleType | None
-    name: str
-    ir: ir.ModuleIR
-    variants: Variants
-    tool_names: tuple[str, ...]
-    plans: dict[str, ToolPlan]
-    plain: dict[str, FrozenList]
-    """``variants.plain``, one attribute nearer for ``emit``; so is ``strict``."""
-    strict: dict[str, FrozenList]
-    runs: dict[str, Callable[[Any], Result]] = field(default_factory=dict)
-    """The prepared ``run`` of each tool called so far, for ``run`` to call without going
-    through its plan (a fifth of its overhead); ``aruns`` the same for ``arun``."""
-    aruns: dict[str, Callable[[Any], Coroutine[Any, Any, Result]]] = field(default_factory=dict)
+    ``plain`` and ``strict`` are ``variants.plain`` / ``variants.strict``, one attribute
+    nearer for ``emit``. ``runs`` holds the prepared ``run`` of each tool called so far, for
+    ``run`` to call without going through its plan (a fifth of its overhead); ``aruns`` the
+    same for ``arun``. (A plain slotted class rather than a dataclass: ``dataclasses`` is
+    not worth importing on the warm path.)
+    """
+
+    __slots__ = (
+        "aruns",
+        "ir",
+        "module",
+        "name",
+        "plain",
+        "plans",
+        "runs",
+        "strict",
+        "tool_names",
+        "variants",
+    )
+
+    def __init__(
+        self,
+        *,
+        module: types.ModuleType | None,
+        name: str,
+        ir: ir.ModuleIR,
+        variants: Variants,
+        tool_names: tuple[str, ...],
+        plans: dict[str, ToolPlan],
+    ) -> None:
+        self.module = module
+        self.name = name
+        self.ir = ir
+        self.variants = variants
+        self.tool_names = tool_names
+        self.plans = plans
+        self.plain = variants.plain
+        self.strict = variants.strict
+        self.runs: dict[str, Callable[[Any], Result]] = {}
+        self.aruns: dict[str, Callable[[Any], Coroutine[Any, Any, Result]]] = {}
 
     @property
     def describe(self) -> FrozenList:
@@ -90,7 +115,7 @@ index: dict[object, ModuleEntry] = {}
 ``run`` and ``emit`` find it with one subscript whichever they are given (written under
 ``_lock``, read without it). Anything else (a stale module object, an unprocessed module,
 a value that is not a module) misses, and the pipeline's ``lookup`` takes over."""
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 
 def current(name: str, module: types.ModuleType) -> ModuleEntry | None:
