@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ from toolcall._frozen import FrozenDict, FrozenList, freeze, thaw
 from toolcall._names import FORMATS
 from toolcall._render.formats import describe_entry, render, render_variants
 from toolcall._render.schema import parameters_schema, strict_problems
+from work import count_calls
 
 T = ir.Type
 P = ir.Parameter
@@ -1020,16 +1020,29 @@ def test_freeze_and_thaw() -> None:
     assert thaw(data) is not data
 
 
-def test_thousand_tools_render_fast() -> None:
-    """All seven variants of a 1000-tool module render in well under a second."""
-    many = [
-        ir.Tool(name=f"t{i}", description=WEATHER.description, parameters=WEATHER.parameters)
-        for i in range(1000)
-    ]
-    start = time.perf_counter()
-    variants, _ = render_variants(many, "big")
-    assert time.perf_counter() - start < 1.0
-    assert len(variants["mcp", True]) == 1000
+def test_variants_share_one_schema_per_tool_and_scale_linearly() -> None:
+    """All seven variants carry one rendered schema per tool and strict value, shared by
+    every envelope, and rendering them costs the same per tool for 400 tools as for 100."""
+
+    def many(count: int) -> list[ir.Tool]:
+        return [
+            ir.Tool(name=f"t{i}", description=WEATHER.description, parameters=WEATHER.parameters)
+            for i in range(count)
+        ]
+
+    render_variants(many(1), "big")  # warm: first-use caches are not per-tool work
+    calls = {}
+    for count in (100, 400):
+        tools = many(count)
+        (variants, _), calls[count] = count_calls(lambda tools=tools: render_variants(tools, "big"))
+    assert calls[400] <= 4 * calls[100], calls
+    assert len(variants["mcp", True]) == 400
+    for strict in (False, True):
+        for i in range(400):
+            schema = variants["openai", strict][i]["function"]["parameters"]
+            assert variants["anthropic", strict][i]["input_schema"] is schema
+            assert variants["mcp", strict][i]["inputSchema"] is schema
+    assert variants["describe", False][7]["parameters"] is variants["mcp", False][7]["inputSchema"]
 
 
 def test_strict_leaves_out_keywords_strict_mode_rejects() -> None:
