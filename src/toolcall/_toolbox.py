@@ -22,6 +22,8 @@ class Toolbox:
 
     Everything is assembled when the box is built: a duplicate tool name raises
     ``ValueError`` naming both owners, and ``emit`` is a lookup like the module-level one.
+    The same function reached twice (a module, and one of its functions given on its own,
+    or a module given twice) is one tool, not a clash: nothing would be ambiguous.
 
     Examples
     --------
@@ -34,28 +36,47 @@ class Toolbox:
     __slots__ = ("_describe", "_names", "_plans", "_variants")
 
     def __init__(self, *members: types.ModuleType | str | Callable[..., Any]) -> None:
-        entries = [self._entry(member) for member in members]
-        owners: dict[str, str] = {}
+        owners: dict[str, tuple[str, object]] = {}
         self._plans: dict[str, ToolPlan] = {}
-        for entry in entries:
+        kept: list[tuple[ModuleEntry, list[bool]]] = []
+        for member in members:
+            entry = self._entry(member)
+            if any(entry is seen for seen, _ in kept):  # the same module given twice
+                continue
+            keep: list[bool] = []
             for name in entry.tool_names:
-                if name in owners:
+                owner = (_owner(entry, member), _function(entry, member, name))
+                first = owners.get(name)
+                if first is not None and first[1] is not None and first[1] is owner[1]:
+                    keep.append(False)  # a module and one of its own functions: one tool
+                    continue
+                if first is not None:
                     msg = (
-                        f"duplicate tool name {name!r}: defined by both {owners[name]} and "
-                        f"{entry.name}; rename one of them"
+                        f"duplicate tool name {name!r}: defined by both {first[0]} and "
+                        f"{owner[0]}; rename one of them"
                     )
                     raise ValueError(msg)
-                owners[name] = entry.name
+                owners[name] = owner
                 self._plans[name] = entry.plans[name]
+                keep.append(True)
+            kept.append((entry, keep))
         self._names = tuple(owners)
         self._variants = {
             (fmt, strict): FrozenList(
-                tool for entry in entries for tool in entry.variants[fmt, strict]
+                tool
+                for entry, keep in kept
+                for tool, wanted in zip(entry.variants[fmt, strict], keep, strict=True)
+                if wanted
             )
             for fmt in FORMATS
             for strict in (False, True)
         }
-        self._describe = FrozenList(item for entry in entries for item in entry.describe)
+        self._describe = FrozenList(
+            item
+            for entry, keep in kept
+            for item, wanted in zip(entry.describe, keep, strict=True)
+            if wanted
+        )
 
     @staticmethod
     def _entry(member: object) -> ModuleEntry:
@@ -96,3 +117,23 @@ class Toolbox:
         except (KeyError, TypeError):
             return Err(ToolError.unknown_tool(name, self._names))
         return await plan.arun(args)
+
+
+def _owner(entry: ModuleEntry, member: object) -> str:
+    """How an error names where a tool came from: a module, or a function given on its own."""
+    if isinstance(member, types.ModuleType | str):
+        return f"module {entry.name}"
+    qualname = getattr(member, "__qualname__", entry.name)
+    return f"function {entry.name}.{qualname}"
+
+
+def _function(entry: ModuleEntry, member: object, name: str) -> object | None:
+    """The function behind tool ``name`` (None when it cannot be found), to spot one
+    function reached twice: through its module and on its own."""
+    if not isinstance(member, types.ModuleType | str):
+        return member
+    found: object = entry.module
+    qualname = next((t.qualname for t in entry.ir.tools if t.name == name), name)
+    for part in qualname.split("."):
+        found = vars(found).get(part) if hasattr(found, "__dict__") else None
+    return found

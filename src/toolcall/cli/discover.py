@@ -27,7 +27,15 @@ from pathlib import Path
 
 from toolcall._errors import DiscoveryError
 
-__all__ = ["DiscoveryError", "Found", "find_modules", "is_marked_source", "skipped_dir"]
+__all__ = [
+    "DiscoveryError",
+    "Found",
+    "find_in_package",
+    "find_modules",
+    "is_marked_source",
+    "module_for_file",
+    "skipped_dir",
+]
 
 _ALWAYS_SKIPPED = frozenset({"__pycache__"})
 _SKIPPED_UNLESS_PACKAGE = frozenset({"build", "dist", "node_modules", "site-packages", "venv"})
@@ -116,11 +124,52 @@ def _python_files(root: Path) -> list[Path]:
     return files
 
 
+def find_in_package(package: str, search: Iterable[str]) -> list[Found]:
+    """Every marked module inside an imported package, named under that package.
+
+    ``search`` is the package's ``__path__``. Names come from the path below the package
+    directory, not from ``__init__.py`` chains: the package imported under its name, so a
+    subdirectory without ``__init__.py`` is a namespace package that imports under it too
+    (``myapp/tools/weather.py`` in a namespace package ``myapp`` is ``myapp.tools.weather``).
+    """
+    by_name: dict[str, Found] = {}
+    for entry in search:
+        directory = Path(entry)
+        root = directory.parent.resolve()
+        for path in _python_files(directory):
+            if not _marked_file(path):
+                continue
+            relative = path.relative_to(directory).with_suffix("").parts
+            parts = [package, *(relative[:-1] if relative[-1] == "__init__" else relative)]
+            name = ".".join(parts)
+            if not all(p.isidentifier() and not keyword.iskeyword(p) for p in relative):
+                msg = f"cannot import {path}: {name!r} is not a valid module name"
+                raise DiscoveryError(msg)
+            by_name.setdefault(name, Found(name=name, path=path, root=root))
+    return [by_name[name] for name in sorted(by_name)]
+
+
+def module_for_file(path: Path) -> Found:
+    """The module a ``.py`` file named on the command line imports as, marked or not."""
+    if path.suffix != ".py":
+        msg = f"cannot import {path}: not a .py file"
+        raise DiscoveryError(msg)
+    return _Namer().found(path)
+
+
 def _marked_file(path: Path) -> bool:
+    """Whether ``path`` is marked; a file that exists but cannot be read is an error.
+
+    Skipping it would drop its tools from an export (or its problems from a check) without
+    a word, and its bytes are the only way to know whether it is marked.
+    """
     try:
         source = path.read_bytes()
-    except OSError:  # unreadable or vanished while walking: not something we can import
-        return False
+    except OSError as exc:
+        if not os.path.lexists(path):  # removed while the tree was walked
+            return False
+        msg = f"cannot read {path}: {exc.strerror or exc}; cannot tell whether it is marked"
+        raise DiscoveryError(msg) from None
     return is_marked_source(source)
 
 

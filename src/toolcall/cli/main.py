@@ -1,17 +1,17 @@
-"""``toolcall``: export tool definitions to a JSON file, or keep one fresh while you edit.
+"""``toolcall``: export tool definitions, lint them, keep an export fresh, serve them over MCP.
 
 ``export`` imports the modules and concatenates ``toolcall.emit`` for each: it sees exactly
-what a program calling the public API sees. ``watch`` (in ``toolcall.cli.watch``) re-runs
-``export`` in a fresh interpreter on every save. Errors are one line on stderr prefixed
-``toolcall: error:``, and the exit status is 0 (success), 1 (failure) or 2 (usage error);
-never a traceback.
+what a program calling the public API sees. ``check`` (in ``toolcall.cli.check``) derives
+afresh and prints every warning. ``watch`` (in ``toolcall.cli.watch``) re-runs ``export`` in a
+fresh interpreter on every save. Every command that imports user code follows one rule
+(``toolcall.cli.imports``). Errors are one line on stderr prefixed ``toolcall: error:``, and
+the exit status is 0 (success), 1 (failure) or 2 (usage error); never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import json
 import os
 import stat
@@ -25,9 +25,17 @@ from types import ModuleType
 from typing import Any
 
 import toolcall
-from toolcall._errors import DiscoveryError
 from toolcall._names import FORMATS, TOOL_NAME_RULE, valid_tool_name
-from toolcall.cli.discover import find_modules
+from toolcall._version import __version__
+from toolcall.cli.imports import (
+    UserCodeError,
+    describe_exception,
+    display_path,
+    load_targets,
+    prepare_sys_path,
+    resolve_targets,
+    user_output_to_stderr,
+)
 
 __all__ = ["main"]
 
@@ -46,6 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_watch(args)
         if args.command == "serve-mcp":
             return _run_serve_mcp(args)
+        if args.command == "check":
+            from toolcall.cli.check import check
+
+            return check(args.targets, _directories(args.path or [Path.cwd()]), strict=args.strict)
         return export(
             args.modules,
             format=args.format,
@@ -53,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             out=args.out,
             paths=args.path,
         )
-    except CliError as exc:
+    except (CliError, UserCodeError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -64,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except Exception as exc:  # a bug of ours still gets one line, not a traceback
-        print(f"{PROG}: error: unexpected {_one_line(exc)}", file=sys.stderr)
+        print(f"{PROG}: error: unexpected {describe_exception(exc)}", file=sys.stderr)
         return 1
 
 
@@ -81,28 +93,21 @@ def export(
 ) -> int:
     """Write the tools of ``modules`` (or of every marked module under ``paths``) as JSON.
 
-    Nothing is written unless every module imports and every tool name is one the
-    providers accept, so a failed export leaves the previous file as it was.
+    ``modules`` may be dotted names, ``.py`` files or directories. Nothing is written unless
+    every module imports and every tool name is one the providers accept, so a failed export
+    leaves the previous file as it was.
     """
+    if out is None and sys.stdout is None:  # started with stdout closed (`>&-`)
+        msg = "standard output is closed: nowhere to write the JSON; use --out FILE"
+        raise CliError(msg)
     roots = _directories(paths or [Path.cwd()])
-    expected: dict[str, Path] = {}
-    if modules:
-        names = sorted(set(modules))
-        import_roots = roots
-    else:
-        try:
-            found = find_modules(roots)
-        except DiscoveryError as exc:
-            raise CliError(str(exc)) from None
-        if not found:
-            where = ", ".join(str(r) for r in roots)
-            print(f"{PROG}: warning: no marked modules under {where}", file=sys.stderr)
-        names = [f.name for f in found]
-        expected = {f.name: f.path for f in found}
-        import_roots = [*roots, *sorted({f.root for f in found} - set(roots))]
-    _prepend_sys_path(import_roots)
-    with _reported_warnings():
-        tools = _collect(names, expected, format, strict)
+    prepare_sys_path(roots)
+    targets = resolve_targets(modules, roots)
+    if not targets:
+        where = ", ".join(modules) if modules else ", ".join(str(r) for r in roots)
+        print(f"{PROG}: warning: no marked modules under {where}", file=sys.stderr)
+    with _reported_warnings(), user_output_to_stderr():
+        tools = _collect(load_targets(targets), format, strict)
     try:
         text = json.dumps(tools, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -110,9 +115,7 @@ def export(
         raise CliError(msg) from None
     data = (text + "\n").encode()
     if out is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        _write_stdout(data)
     else:
         try:
             write_atomic(out, data)
@@ -120,6 +123,18 @@ def export(
             msg = f"cannot write {out}: {exc.strerror or exc}"
             raise CliError(msg) from None
     return 0
+
+
+def _write_stdout(data: bytes) -> None:
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # EBADF (closed after start), ENOSPC (/dev/full), ...
+        msg = f"cannot write to standard output: {exc.strerror or exc}"
+        raise CliError(msg) from None
 
 
 def _directories(paths: Sequence[Path]) -> list[Path]:
@@ -134,28 +149,20 @@ def _directories(paths: Sequence[Path]) -> list[Path]:
     return roots
 
 
-def _prepend_sys_path(directories: Sequence[Path]) -> None:
-    """Put the import roots first, like ``python -m`` does for the current directory."""
-    front = [str(d) for d in directories]
-    sys.path[:] = [*front, *(p for p in sys.path if p not in front)]
-
-
-def _collect(
-    names: Sequence[str], expected: dict[str, Path], format: str, strict: bool
-) -> list[Any]:
+def _collect(modules: Sequence[ModuleType], format: str, strict: bool) -> list[Any]:
     tools: list[Any] = []
     owner: dict[str, str] = {}
     bad: list[str] = []
     problems: list[str] = []
-    for name in names:
-        module = _import(name, expected.get(name))
+    for module in modules:
+        name = module.__name__
         try:
             tool_names = toolcall.tool_names(module)
             emitted = toolcall.emit(module, format, strict=strict)
         except toolcall.NotAToolModule as exc:
             raise CliError(str(exc)) from None
         except Exception as exc:
-            msg = f"cannot export {name}: {_one_line(exc)}"
+            msg = f"cannot export {name}: {describe_exception(exc)}"
             raise CliError(msg) from None
         tools.extend(emitted)
         if strict:
@@ -183,31 +190,6 @@ def _collect(
     return tools
 
 
-def _import(name: str, expected: Path | None) -> ModuleType:
-    try:
-        module = importlib.import_module(name)
-    except (Exception, SystemExit) as exc:  # user code: anything can happen at import
-        msg = f"cannot import {name}: {_one_line(exc)}"
-        raise CliError(msg) from None
-    file = getattr(module, "__file__", None)
-    if expected is not None and (file is None or not _same_file(file, expected)):
-        msg = f"cannot import {name} from {expected}: that name is taken by {file or module!r}"
-        raise CliError(msg)
-    return module
-
-
-def _same_file(a: str, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 @contextlib.contextmanager
 def _reported_warnings() -> Iterator[None]:
     """Print derivation warnings as ``warning: file:line: message``; they never fail.
@@ -224,18 +206,9 @@ def _reported_warnings() -> Iterator[None]:
         for w in caught:
             if issubclass(w.category, toolcall.ToolcallWarning):
                 text = " ".join(str(w.message).split())
-                print(f"warning: {_display_path(w.filename)}:{w.lineno}: {text}", file=sys.stderr)
+                print(f"warning: {display_path(w.filename)}:{w.lineno}: {text}", file=sys.stderr)
             else:
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
-
-
-def _display_path(filename: str) -> str:
-    """Relative to the current directory when inside it: short, and clickable in editors."""
-    try:
-        relative = os.path.relpath(filename)
-    except ValueError:  # another drive, on Windows
-        return filename
-    return filename if relative.startswith(os.pardir) else relative
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -271,7 +244,7 @@ def _run_watch(args: argparse.Namespace) -> int:
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "watchdog":
             raise
-        msg = "watch mode needs watchdog: pip install 'toolcall[watch]'"
+        msg = "watch mode needs the watch extra: pip install 'pytoolcall[watch]'"
         raise CliError(msg) from None
     return _watch.watch(
         args.paths,
@@ -292,10 +265,22 @@ def _run_serve_mcp(args: argparse.Namespace) -> int:
 
         from toolcall import mcp
     except ImportError as exc:
-        raise CliError(str(exc)) from None
-    _prepend_sys_path([Path.cwd().resolve()])
-    with _reported_warnings():
-        modules = [_import(name, None) for name in dict.fromkeys(args.modules)]
+        missing = exc.name or getattr(exc.__cause__, "name", None) or ""
+        if missing.partition(".")[0] not in {"anyio", "mcp"}:
+            raise CliError(str(exc)) from None
+        msg = (
+            f"serve-mcp needs the mcp extra (no module {missing!r}): pip install 'pytoolcall[mcp]'"
+        )
+        raise CliError(msg) from None
+    prepare_sys_path()
+    targets = resolve_targets(args.modules, [Path.cwd()])
+    if not targets:
+        msg = f"no marked module under {', '.join(args.modules)}"
+        raise CliError(msg)
+    # The redirect ends before serving: over stdio the SDK claims fd 1 for the protocol and
+    # points it at stderr for the tools itself.
+    with _reported_warnings(), user_output_to_stderr():
+        modules = load_targets(targets)
         try:
             server = mcp.build_server(
                 *modules, name=args.name, run_sync_in_thread=args.run_sync_in_thread
@@ -349,6 +334,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Turn the annotated functions of modules marked `__toolcall__ = True` "
         "into LLM tool definitions.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     export = commands.add_parser(
@@ -362,7 +348,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  toolcall export                           every marked module under .\n"
         "  toolcall export --path src --out tools.json\n"
-        "  toolcall export myapp.tools --format anthropic --strict\n\n"
+        "  toolcall export myapp.tools --format anthropic --strict\n"
+        "  toolcall export src/myapp/tools/weather.py\n\n"
         "Without MODULE, every .py file under --path whose module body says\n"
         "`__toolcall__ = True` is exported (hidden directories, __pycache__,\n"
         "virtualenvs, node_modules, build and dist are skipped). Its name follows\n"
@@ -374,7 +361,8 @@ def _parser() -> argparse.ArgumentParser:
         "modules",
         nargs="*",
         metavar="MODULE",
-        help="dotted module names to export (default: discover them under --path)",
+        help="dotted module names, .py files or directories to export (default: every marked "
+        "module under --path)",
     )
     _add_format_options(export)
     export.add_argument(
@@ -384,6 +372,40 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="directory to search for marked modules and to import from; repeatable "
         "(default: the current directory)",
+    )
+
+    check = commands.add_parser(
+        "check",
+        help="print every derivation warning (the lint for CI and pre-commit)",
+        description="Derive every marked module afresh, without reading or writing the cache,\n"
+        "and print every derivation warning as FILE:LINE: message (with --strict, every\n"
+        "strict-mode problem too). Exit status 1 if anything was printed or no marked\n"
+        "module was found, 0 when clean.",
+        epilog="examples:\n"
+        "  toolcall check                            every marked module under .\n"
+        "  toolcall check src/myapp/tools --strict\n"
+        "  toolcall check myapp.tools.weather --path src",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument(
+        "targets",
+        nargs="*",
+        metavar="MODULE|PATH",
+        help="dotted module names, .py files or directories (default: every marked module "
+        "under --path)",
+    )
+    check.add_argument(
+        "--path",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="directory to search for marked modules and to import from; repeatable "
+        "(default: the current directory)",
+    )
+    check.add_argument(
+        "--strict",
+        action="store_true",
+        help="also report every problem OpenAI's strict mode would reject (check_strict)",
     )
 
     watch = commands.add_parser(
@@ -415,14 +437,17 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the tools of marked modules as an MCP server",
         description="Serve the tools of marked modules as a Model Context Protocol server, over\n"
         "stdio (for a client that starts the server) or streamable HTTP. Needs the\n"
-        "mcp extra: pip install 'toolcall[mcp]'. The current directory is importable.",
+        "mcp extra: pip install 'pytoolcall[mcp]'. The current directory is importable.",
         epilog="examples:\n"
         "  toolcall serve-mcp myapp.tools.weather myapp.tools.orders\n"
         "  toolcall serve-mcp myapp.tools.weather --transport http --port 8000",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument(
-        "modules", nargs="+", metavar="MODULE", help="dotted names of the modules to serve"
+        "modules",
+        nargs="+",
+        metavar="MODULE",
+        help="dotted module names, .py files or directories of the modules to serve",
     )
     serve.add_argument(
         "--transport",

@@ -1,0 +1,135 @@
+"""``toolcall check``: every derivation warning of every marked module, every time.
+
+A derivation warning is issued once, when a module is derived; a warm cache derives nothing,
+so the next run is silent even though the typo in the docstring is still there. ``check`` is
+the lint for CI and pre-commit hooks: it imports the modules with the hook off and the cache
+disabled, derives and renders each one afresh, and prints every ``ToolcallWarning`` as
+``file:line: message`` on stdout (with ``--strict``, every problem ``check_strict`` finds in
+the strict schemas too). Exit status 1 when anything was printed or nothing marked was found,
+0 when clean, 2 on a usage error.
+
+Why not the pipeline: it reads and writes the cache and registers the entry, and a lint must
+do neither (a check run should not warm the cache that then hides the next run's warnings).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+import warnings
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from toolcall._errors import ToolcallWarning
+from toolcall.cli.imports import (
+    UserCodeError,
+    describe_exception,
+    display_path,
+    load_targets,
+    prepare_sys_path,
+    resolve_targets,
+    user_output_to_stderr,
+)
+
+__all__ = ["check"]
+
+PROG = "toolcall"
+
+Problem = tuple[str, int, str]
+
+
+def check(arguments: Sequence[str], roots: Sequence[Path], *, strict: bool = False) -> int:
+    """Print every problem of the modules ``arguments`` name (default: every marked module
+    under ``roots``); the exit status."""
+    os.environ["TOOLCALL_CACHE"] = "0"  # and for anything user code derives through the API
+    import toolcall
+
+    toolcall.uninstall()
+    prepare_sys_path(roots)
+    try:
+        targets = resolve_targets(arguments, roots)
+    except UserCodeError as exc:
+        _error(str(exc))
+        return 1
+    if not targets:
+        where = ", ".join(arguments) if arguments else ", ".join(str(r) for r in roots)
+        _error(f"no marked module under {where}")
+        return 1
+    problems: list[Problem] = []
+    failed = checked = tools = 0
+    for target in targets:
+        try:
+            modules = _recording(problems, partial(load_targets, [target]))
+        except UserCodeError as exc:
+            _error(str(exc))
+            failed += 1
+            continue
+        for module in modules:
+            try:
+                tools += _recording(problems, partial(_derive, module, strict))
+            except (Exception, SystemExit) as exc:  # a provider's resolve is user code
+                _error(f"cannot derive {module.__name__}: {describe_exception(exc)}")
+                failed += 1
+                continue
+            checked += 1
+    shown = list(dict.fromkeys(problems))
+    for filename, lineno, message in shown:
+        print(f"{display_path(filename)}:{lineno}: {message}")
+    sys.stdout.flush()
+    noun = "module" if checked == 1 else "modules"
+    summary = f"checked {checked} {noun} ({tools} {'tool' if tools == 1 else 'tools'})"
+    if shown:
+        count = len(shown)
+        print(f"{PROG}: {summary}: {count} problem{'s' * (count != 1)}", file=sys.stderr)
+    elif not failed:
+        print(f"{PROG}: {summary}: no problems", file=sys.stderr)
+    return 1 if shown or failed else 0
+
+
+def _derive(module: types.ModuleType, strict: bool) -> int:
+    """Derive and render ``module`` as a cold process would; the number of tools.
+
+    The strict-mode warnings that rendering finds are issued here the way the pipeline
+    issues them, at each tool's function; ``--strict`` adds every ``check_strict`` line.
+    """
+    from toolcall._derive.module import derive_module, warn_at
+    from toolcall._render.formats import render_variants
+    from toolcall._render.strict import check_strict
+
+    derived = derive_module(module)
+    _, strict_lines = render_variants(derived.ir.tools, derived.ir.module)
+    for tool, lines in zip(derived.ir.tools, strict_lines, strict=True):
+        function = derived.functions[tool.name]
+        for line in lines:
+            warn_at(function, line)
+        if strict:
+            for line in check_strict(tool):
+                warn_at(function, line)
+    return len(derived.ir.tools)
+
+
+def _recording(problems: list[Problem], run: Callable[[], Any]) -> Any:
+    """Run user code with stdout sent to stderr, collecting every ``ToolcallWarning``.
+
+    Other warnings go to the interpreter's usual display, so its filters decide.
+    """
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ToolcallWarning)
+            with user_output_to_stderr():
+                return run()
+    finally:
+        for w in caught:
+            if issubclass(w.category, ToolcallWarning):
+                text = " ".join(str(w.message).split())
+                problems.append((w.filename, w.lineno, text))
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
