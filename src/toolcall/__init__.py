@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from toolcall._render.strict import check_strict
     from toolcall._run import arun, run
     from toolcall._toolbox import Toolbox
+    from toolcall._version import __version__
 
 __all__ = [
     "Err",
@@ -66,6 +67,7 @@ _LAZY: dict[str, str] = {
     "run": "toolcall._run",
     "check_strict": "toolcall._render.strict",
     "derive": "toolcall._emit",
+    "__version__": "toolcall._version",
     "render": "toolcall._emit",
 }
 """Public names imported on first use, by the module that defines them."""
