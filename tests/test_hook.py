@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import py_compile
 import shutil
-import subprocess
-import sys
 import textwrap
 import zipfile
 from pathlib import Path
@@ -20,7 +17,7 @@ from typing import Any
 
 import pytest
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+from subproc import python
 
 TOOLS = '''
 __toolcall__ = True
@@ -49,35 +46,15 @@ def write(root: Path, relative: str, text: str) -> Path:
     return path
 
 
-def environment(*paths: Path, **extra: str | None) -> dict[str, str]:
-    """A clean environment: our sources and ``paths`` importable, no cache, no auto-install."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("PYTHON", "PYTEST", "TOOLCALL_"))
-    }
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC), *map(str, paths)])
-    env["TOOLCALL_CACHE"] = "0"
-    env["TOOLCALL_HOOK"] = "0"
-    for key, value in extra.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
+# A clean environment (see subproc.environment) with no cache and no auto-install.
+QUIET = {"TOOLCALL_CACHE": "0", "TOOLCALL_HOOK": "0"}
 
 
 def run(code: str, *paths: Path, **extra: str | None) -> Any:
-    """Run ``PRELUDE + code`` in a fresh interpreter; the JSON it prints in ``out`` comes back."""
+    """Run ``PRELUDE + code`` in a fresh interpreter with ``paths`` importable; the JSON it
+    prints in ``out`` comes back. ``extra`` sets (None: removes) environment variables."""
     script = PRELUDE + textwrap.dedent(code) + "\nprint(json.dumps(out))\n"
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        env=environment(*paths, **extra),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = python("-c", script, paths=paths, env={**QUIET, **extra}, clean=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -465,14 +442,18 @@ def test_pytest_assertion_rewriting_still_works(tmp_path: Path) -> None:
             assert inc(1) == 3
         """,
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+    done = python(
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        tmp_path,
+        paths=[tmp_path],
+        env=QUIET,
+        clean=True,
         cwd=tmp_path,
-        env=environment(tmp_path),
-        capture_output=True,
-        text=True,
         timeout=60,
-        check=False,
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "E       assert 2 == 3\n" in done.stdout

@@ -16,7 +16,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 import types
@@ -27,12 +26,11 @@ from typing import Any
 import msgspec
 import pytest
 
+import subproc
 import toolcall
 from projects import EMIT_ALL, write_project
 from toolcall import _pipeline, ir
 from toolcall._cache import store as _cache
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # Wraps os.open / os.write / os.replace in the child so that only the cache's own temp file
 # is affected: the fds it creates under TOOLCALL_CACHE_DIR are recorded.
@@ -100,10 +98,11 @@ while not os.path.exists(os.path.join(sync, "go")):
 )
 
 
-def environ(project: Path, cache: Path) -> dict[str, str]:
+def environ(cache: Path) -> dict[str, str | None]:
+    """The cache and the hook at their defaults, the cache in ``cache``, no bytecode written."""
     return {
-        **{k: v for k, v in os.environ.items() if k not in ("TOOLCALL_CACHE", "TOOLCALL_HOOK")},
-        "PYTHONPATH": os.pathsep.join([str(project), str(ROOT / "src")]),
+        "TOOLCALL_CACHE": None,
+        "TOOLCALL_HOOK": None,
         "TOOLCALL_CACHE_DIR": str(cache),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
@@ -111,13 +110,14 @@ def environ(project: Path, cache: Path) -> dict[str, str]:
 
 def emitted(project: Path, cache: Path) -> tuple[dict[str, Any], str]:
     """Every variant as a fresh process emits it, and its stderr (derivation warnings)."""
-    done = subprocess.run(
-        [sys.executable, "-W", "always::UserWarning", "-c", EMIT_ALL],
-        env=environ(project, cache),
-        capture_output=True,
-        text=True,
+    done = subproc.python(
+        "-W",
+        "always::UserWarning",
+        "-c",
+        EMIT_ALL,
+        paths=[project],
+        env=environ(cache),
         cwd=project,
-        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
@@ -186,12 +186,8 @@ def test_process_killed_mid_write_leaves_no_entry(
     ``clean`` later removes the temp."""
     cache = tmp_path / "cache"
     flag = tmp_path / "at-fault"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", KILLED_CHILD, stage, str(flag)],
-        env=environ(reference.project, cache),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = subproc.spawn(
+        "-c", KILLED_CHILD, stage, flag, paths=[reference.project], env=environ(cache)
     )
     wait_for(flag, proc)
     proc.send_signal(signal.SIGKILL)
@@ -498,14 +494,17 @@ def test_tampered_entry_is_detected_and_rebuilt(
 def racers(reference: Reference, tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
     sync = tmp_path / "sync"
     sync.mkdir()
-    env = environ(reference.project, tmp_path / "cache")
+    env = environ(tmp_path / "cache")
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-W", "always::UserWarning", "-c", RACING_CHILD, str(sync), "8"],
+        subproc.spawn(
+            "-W",
+            "always::UserWarning",
+            "-c",
+            RACING_CHILD,
+            sync,
+            "8",
+            paths=[reference.project],
             env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
         )
         for _ in range(8)
     ]

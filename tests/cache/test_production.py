@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import subproc
 from projects import EMIT_ALL, write_project
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -21,16 +17,18 @@ def project(tmp_path: Path) -> Path:
     return write_project(tmp_path / "proj")
 
 
-def python(project: Path, cache: Path, *args: str, env: dict[str, str] | None = None):
-    environ = {
-        **{k: v for k, v in os.environ.items() if k != "TOOLCALL_CACHE"},
-        "PYTHONPATH": os.pathsep.join([str(project), str(ROOT / "src")]),
+def settings(cache: Path) -> dict[str, str | None]:
+    """The cache on, in ``cache``, and no bytecode written next to the project's sources."""
+    return {
+        "TOOLCALL_CACHE": None,
         "TOOLCALL_CACHE_DIR": str(cache),
         "PYTHONDONTWRITEBYTECODE": "1",
-        **(env or {}),
     }
-    return subprocess.run(
-        [sys.executable, *args], env=environ, capture_output=True, text=True, cwd=project
+
+
+def python(project: Path, cache: Path, *args: str, env: dict[str, str] | None = None):
+    return subproc.python(
+        *args, paths=[project], env={**settings(cache), **(env or {})}, cwd=project
     )
 
 
@@ -128,22 +126,7 @@ def test_cache_disabled(project, tmp_path):
 def test_eight_cold_processes(project, tmp_path):
     """8 processes importing the same cold module at once all succeed; one valid entry."""
     cache = tmp_path / "cache"
-    environ = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(project), str(ROOT / "src")]),
-        "TOOLCALL_CACHE_DIR": str(cache),
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", EMIT_ALL],
-            env=environ,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(8)
-    ]
+    procs = [subproc.spawn("-c", EMIT_ALL, paths=[project], env=settings(cache)) for _ in range(8)]
     outputs = [proc.communicate(timeout=120) for proc in procs]
     assert [proc.returncode for proc in procs] == [0] * 8
     assert len({out for out, _ in outputs}) == 1
@@ -162,20 +145,8 @@ def test_sourceless_deployment(project, tmp_path, mode):
     assert (built.returncode, built.stdout) == (0, f"built 1 entry in {cache}\n"), built.stderr
     deployed = tmp_path / "deployed"
     shutil.copytree(project, deployed)
-    compiled = subprocess.run(
-        [
-            sys.executable,
-            "-OO",
-            "-m",
-            "compileall",
-            "-q",
-            "-b",
-            "--invalidation-mode",
-            mode,
-            str(deployed),
-        ],
-        capture_output=True,
-        text=True,
+    compiled = subproc.python(
+        "-OO", "-m", "compileall", "-q", "-b", "--invalidation-mode", mode, deployed
     )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     for source in deployed.rglob("*.py"):

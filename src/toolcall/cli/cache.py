@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from toolcall._cache import store as _cache
+from toolcall._version import __version__
 
 __all__ = ["main"]
 
@@ -77,33 +78,27 @@ def _build(directory: Path, args: argparse.Namespace) -> int:
 
     Unlike the maintenance commands this imports user code: deriving needs the live module.
     """
-    import importlib
     import warnings
 
     from toolcall import _pipeline
-    from toolcall._derive.module import is_marked
-    from toolcall._errors import DiscoveryError
+    from toolcall.cli.imports import UserCodeError, import_for_build, user_output_to_stderr
 
-    try:
-        names = _build_targets(args.targets or ["."])
-    except DiscoveryError as exc:
+    built = 0
+    try:  # the shared import rule of every command that imports user code (cli/imports.py)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            modules = import_for_build(args.targets or ["."], _build_targets)
+    except UserCodeError as exc:
         _error(str(exc))
         return 1
-    except Exception as exc:  # importing a named package runs user code
-        _error(f"cannot import: {type(exc).__name__}: {exc}")
-        return 1
-    built = 0
-    for name in names:
+    for module in modules:
+        name = module.__name__
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), user_output_to_stderr():
                 warnings.simplefilter("ignore")
-                module = importlib.import_module(name)
-                if not is_marked(module):
-                    _error(f"{name} is not a tool module (no `__toolcall__ = True`)")
-                    return 1
                 stored = _pipeline.build(module, directory)
         except Exception as exc:
-            _error(f"cannot import {name}: {type(exc).__name__}: {exc}")
+            _error(f"cannot build the entry of {name}: {type(exc).__name__}: {exc}")
             return 1
         if not stored:
             _error(f"could not write the entry of {name} in {directory}")
@@ -151,6 +146,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog="Exit status: 0 success, 1 failure, 2 usage error.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     common = _common()
 
