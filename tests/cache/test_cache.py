@@ -10,8 +10,6 @@ import os
 import pickle
 import platform
 import py_compile
-import subprocess
-import sys
 import time
 import types
 from collections.abc import Callable
@@ -21,7 +19,7 @@ from typing import Any
 import msgspec
 import pytest
 
-import toolcall
+import subproc
 from toolcall import ir
 from toolcall._cache import store as _cache
 from toolcall._cache.store import Dep, Entry
@@ -33,7 +31,6 @@ VARIANTS: dict[str, Any] = {
     "openai": [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}],
     "openai:strict": [{"type": "function", "function": {"name": "get_weather", "strict": True}}],
 }
-SRC_DIR = str(Path(toolcall.__file__).resolve().parent.parent)
 
 
 def module_ir(module: str = MODULE, tools: int = 1) -> ir.ModuleIR:
@@ -175,11 +172,11 @@ def _foreign(data: bytes) -> bytes:
 
 
 def _other_ir_format(data: bytes) -> bytes:
-    return data[:8] + bytes((1, ir.FORMAT_VERSION + 1)) + data[10:]
+    return data[:8] + bytes((_cache.VERSION[0], ir.FORMAT_VERSION + 1)) + data[10:]
 
 
 def _other_layout(data: bytes) -> bytes:
-    return data[:8] + bytes((2, ir.FORMAT_VERSION)) + data[10:]
+    return data[:8] + bytes((_cache.VERSION[0] + 1, ir.FORMAT_VERSION)) + data[10:]
 
 
 def _bad_checksum(data: bytes) -> bytes:
@@ -437,15 +434,8 @@ def test_concurrent_writers_leave_one_valid_entry(tmp_path: Path) -> None:
     directory = tmp_path / "cache"
     directory.mkdir()
     source = write_source(tmp_path / "race.py")
-    env = {**os.environ, "PYTHONPATH": SRC_DIR, "TOOLCALL_HOOK": "0"}
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", _WRITER, str(directory), str(source)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        subproc.spawn("-c", _WRITER, directory, source, env={"TOOLCALL_HOOK": "0"})
         for _ in range(8)
     ]
     deadline = time.monotonic() + 30

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-import toolcall
+import subproc
 from toolcall import ir
 from toolcall._cache import store as _cache
 from toolcall.cli.cache import main
-
-SRC_DIR = str(Path(toolcall.__file__).resolve().parent.parent)
 
 
 def store(directory: Path, source: Path, module: str) -> Path:
@@ -49,13 +46,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """The console script, as ``python -m toolcall.cli.cache``."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolcall.cli.cache", *args],
-        env={**os.environ, "PYTHONPATH": SRC_DIR, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return subproc.python("-m", "toolcall.cli.cache", *args, env=env, timeout=60)
 
 
 def test_list_shows_location_entries_and_total(

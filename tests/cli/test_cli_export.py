@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 import types
 from collections.abc import Callable
@@ -13,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import subproc
 import toolcall
 from toolcall.cli.discover import DiscoveryError, find_modules, is_marked_source
-
-SRC_DIR = str(Path(toolcall.__file__).resolve().parent.parent)
 
 WEATHER = '''\
 __toolcall__ = True
@@ -79,13 +77,14 @@ def run(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """The console entry, as ``python -m toolcall.cli.main``, in a fresh interpreter."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolcall.cli.main", *args],
+    return subproc.python(
+        "-m",
+        "toolcall.cli.main",
+        *args,
+        env={"TOOLCALL_CACHE": "0", **(env or {})},
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": SRC_DIR, "TOOLCALL_CACHE": "0", **(env or {})},
-        capture_output=True,
+        text=False,
         timeout=60,
-        check=False,
     )
 
 

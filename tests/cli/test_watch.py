@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import toolcall
+import subproc
 
-SRC_DIR = str(Path(toolcall.__file__).resolve().parent.parent)
 TIMEOUT = 10.0
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -59,14 +58,18 @@ class Watcher:
 
     def start(self) -> None:
         # -P, like the console script: the current directory is not on sys.path.
-        command = [sys.executable, "-P", "-m", "toolcall.cli.main", "watch", str(self.project)]
+        command = ["-P", "-m", "toolcall.cli.main", "watch", str(self.project)]
         with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [*command, "--out", str(self.out), *self.options],
+            self.proc = subproc.spawn(
+                *command,
+                "--out",
+                self.out,
+                *self.options,
+                env={"TOOLCALL_CACHE": "0"},
                 cwd=self.cwd,
-                env={**os.environ, "PYTHONPATH": SRC_DIR, "TOOLCALL_CACHE": "0"},
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                text=False,
             )
 
     def log(self) -> str:
@@ -232,15 +235,7 @@ def test_missing_watchdog_is_one_line(tmp_path: Path) -> None:
         "import sys; sys.modules['watchdog'] = None; "
         "from toolcall.cli.main import main; sys.exit(main(['watch']))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": SRC_DIR},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = subproc.python("-c", code, cwd=tmp_path, timeout=60)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
         "toolcall: error: watch mode needs watchdog: pip install 'toolcall[watch]'\n"
@@ -249,13 +244,5 @@ def test_missing_watchdog_is_one_line(tmp_path: Path) -> None:
 
 def test_path_must_be_a_directory(tmp_path: Path) -> None:
     """A PATH that is not a directory: exit 1, one line, before any watching."""
-    result = subprocess.run(
-        [sys.executable, "-m", "toolcall.cli.main", "watch", "missing"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": SRC_DIR},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = subproc.python("-m", "toolcall.cli.main", "watch", "missing", cwd=tmp_path, timeout=60)
     assert (result.returncode, result.stderr) == (1, "toolcall: error: not a directory: missing\n")
