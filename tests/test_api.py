@@ -8,9 +8,6 @@ import dataclasses
 import datetime
 import enum
 import json
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -18,6 +15,7 @@ import msgspec
 import pytest
 from examples import orders, weather
 
+import subproc
 import toolcall
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -341,15 +339,8 @@ def test_descriptions_survive_optimize_2():
         "print(json.dumps([toolcall.emit(m, f, strict=s) for m in (weather, orders)"
         " for f in ('openai', 'anthropic', 'mcp') for s in (False, True)], sort_keys=True))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
     out = [
-        subprocess.run(
-            [sys.executable, *flags, "-c", code],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        subproc.python(*flags, "-c", code, paths=[ROOT], check=True).stdout
         for flags in ([], ["-OO"])
     ]
     assert out[0] == out[1]

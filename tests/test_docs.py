@@ -67,6 +67,7 @@ from typing import Any
 import pytest
 import yaml
 
+import subproc
 from toolcall import ToolcallWarning, _registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -421,12 +422,7 @@ class PageRun:
         self.directory = directory
         self.model = model
         self.namespace: dict[str, Any] = {"__name__": "__docs__"}
-        self.env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(directory), str(ROOT)]),
-            "NO_COLOR": "1",
-            "COLUMNS": "100",
-        }
+        self.env = subproc.environment([directory, ROOT], {"NO_COLOR": "1", "COLUMNS": "100"})
 
     def run(self, block: Block) -> None:
         script = block.directive("fake-model")
@@ -594,24 +590,18 @@ def test_page_runs(
 
 def test_site_builds_strict(tmp_path: Path) -> None:
     """`mkdocs build --strict` succeeds, API reference included, with no warning."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--config-file",
-            str(ROOT / "mkdocs.yml"),
-            "--site-dir",
-            str(tmp_path / "site"),
-        ],
+    done = subproc.python(
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "--config-file",
+        ROOT / "mkdocs.yml",
+        "--site-dir",
+        tmp_path / "site",
+        env={"NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
         cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
-        capture_output=True,
-        text=True,
         timeout=TIMEOUT,
-        check=False,
     )
     log = done.stdout + done.stderr
     assert done.returncode == 0, log

@@ -8,7 +8,6 @@ over memory streams, and the 2026 protocol through its direct dispatcher. Then t
 from __future__ import annotations
 
 import importlib
-import os
 import re
 import signal
 import socket
@@ -29,6 +28,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
+import subproc
 import toolcall
 import toolcall.mcp
 from toolcall.cli.main import main
@@ -36,7 +36,6 @@ from toolcall.cli.main import main
 pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parent.parent
-SRC = str(Path(toolcall.__file__).resolve().parent.parent)
 NO_MCP = "toolcall.mcp needs the mcp package: pip install 'toolcall[mcp]'"
 
 
@@ -478,16 +477,12 @@ def test_cli_without_mcp_says_how_to_install(cli: Any, monkeypatch: pytest.Monke
     assert cli("examples.weather") == (1, f"toolcall: error: {NO_MCP}\n")
 
 
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), SRC])}
-
-
 async def test_stdio_subprocess() -> None:
     """`toolcall serve-mcp examples.weather` over stdio, driven by the SDK's stdio client."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "toolcall.cli.main", "serve-mcp", "examples.weather"],
-        env=_env(),
+        env=subproc.environment([ROOT]),
         cwd=str(ROOT),
     )
     with anyio.fail_after(20):
@@ -514,7 +509,9 @@ async def test_streamable_http_subprocess() -> None:
         *("-m", "toolcall.cli.main", "serve-mcp", "examples.weather"),
         *("--transport", "http", "--host", "127.0.0.1", "--port", "0"),
     ]
-    process = await anyio.open_process(command, env=_env(), cwd=str(ROOT), stderr=subprocess.PIPE)
+    process = await anyio.open_process(
+        command, env=subproc.environment([ROOT]), cwd=str(ROOT), stderr=subprocess.PIPE
+    )
     try:
         with anyio.fail_after(20):
             assert process.stderr is not None

@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ import openai
 import pytest
 from examples import weather
 
+import subproc
 import toolcall
 from loopback import Loopback
 from toolcall import Err, Ok, ToolError
@@ -534,7 +533,7 @@ def test_module_imports_without_the_sdks():
         "    sys.modules[name] = None\n"
         "import toolcall.providers\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+    subproc.python("-c", code, check=True, timeout=30)
 
 
 def test_loopback_stops_when_the_block_ends():

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+import subproc
 from toolcall._derive import source as _source
 from toolcall._derive.source import SourceDocs, module_docs, object_docs, parse_source
 
-SRC_DIR = Path(_source.__file__).parent.parent
 _names = itertools.count()
 
 Loader = Callable[..., types.ModuleType]
@@ -620,14 +620,12 @@ print(json.dumps({
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(SRC_DIR), str(tmp_path)]),
-        "TOOLCALL_HOOK": "0",
-        "TOOLCALL_CACHE": "0",
-    }
-    return subprocess.run(
-        [sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    return subproc.python(
+        *args,
+        paths=[tmp_path],
+        env={"TOOLCALL_HOOK": "0", "TOOLCALL_CACHE": "0"},
+        cwd=tmp_path,
+        check=True,
     )
 
 
