@@ -22,8 +22,8 @@ class Toolbox:
 
     Everything is assembled when the box is built: a duplicate tool name raises
     ``ValueError`` naming both owners, and ``emit`` is a lookup like the module-level one.
-    The same function reached twice (a module, and one of its functions given on its own,
-    or a module given twice) is one tool, not a clash: nothing would be ambiguous.
+    When both are the same function (a module and one of its own functions, or one member
+    given twice), the message says so rather than naming one owner twice.
 
     Examples
     --------
@@ -36,47 +36,27 @@ class Toolbox:
     __slots__ = ("_describe", "_names", "_plans", "_variants")
 
     def __init__(self, *members: types.ModuleType | str | Callable[..., Any]) -> None:
+        entries: list[ModuleEntry] = []
         owners: dict[str, tuple[str, object]] = {}
         self._plans: dict[str, ToolPlan] = {}
-        kept: list[tuple[ModuleEntry, list[bool]]] = []
         for member in members:
             entry = self._entry(member)
-            if any(entry is seen for seen, _ in kept):  # the same module given twice
-                continue
-            keep: list[bool] = []
             for name in entry.tool_names:
                 owner = (_owner(entry, member), _function(entry, member, name))
-                first = owners.get(name)
-                if first is not None and first[1] is not None and first[1] is owner[1]:
-                    keep.append(False)  # a module and one of its own functions: one tool
-                    continue
-                if first is not None:
-                    msg = (
-                        f"duplicate tool name {name!r}: defined by both {first[0]} and "
-                        f"{owner[0]}; rename one of them"
-                    )
-                    raise ValueError(msg)
+                if name in owners:
+                    raise ValueError(_clash(name, owners[name], owner))
                 owners[name] = owner
                 self._plans[name] = entry.plans[name]
-                keep.append(True)
-            kept.append((entry, keep))
+            entries.append(entry)
         self._names = tuple(owners)
         self._variants = {
             (fmt, strict): FrozenList(
-                tool
-                for entry, keep in kept
-                for tool, wanted in zip(entry.variants[fmt, strict], keep, strict=True)
-                if wanted
+                tool for entry in entries for tool in entry.variants[fmt, strict]
             )
             for fmt in FORMATS
             for strict in (False, True)
         }
-        self._describe = FrozenList(
-            item
-            for entry, keep in kept
-            for item, wanted in zip(entry.describe, keep, strict=True)
-            if wanted
-        )
+        self._describe = FrozenList(item for entry in entries for item in entry.describe)
 
     @staticmethod
     def _entry(member: object) -> ModuleEntry:
@@ -117,6 +97,20 @@ class Toolbox:
         except (KeyError, TypeError):
             return Err(ToolError.unknown_tool(name, self._names))
         return await plan.arun(args)
+
+
+def _clash(name: str, first: tuple[str, object], second: tuple[str, object]) -> str:
+    if first[1] is not None and first[1] is second[1]:
+        given = (
+            f"{first[0]} is given twice"
+            if first[0] == second[0]
+            else (f"{first[0]} and {second[0]} are the same tool")
+        )
+        return f"duplicate tool name {name!r}: {given}; pass each module or function once"
+    return (
+        f"duplicate tool name {name!r}: defined by both {first[0]} and {second[0]}; "
+        "rename one of them"
+    )
 
 
 def _owner(entry: ModuleEntry, member: object) -> str:

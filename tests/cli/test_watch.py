@@ -238,7 +238,7 @@ def test_missing_watchdog_is_one_line(tmp_path: Path) -> None:
     result = subproc.python("-c", code, cwd=tmp_path, timeout=60)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
-        "toolcall: error: watch mode needs watchdog: pip install 'toolcall[watch]'\n"
+        "toolcall: error: watch mode needs the watch extra: pip install 'pytoolcall[watch]'\n"
     )
 
 
