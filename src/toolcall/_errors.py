@@ -30,6 +30,8 @@ class ToolcallWarning(UserWarning):
     """A tool was derived differently from what its code seems to ask for.
 
     Issued at derivation (never replayed from the cache), pointing at the function's
-    file and line, so ``python -W error::toolcall.ToolcallWarning`` turns them into
-    build failures.
+    file and line. ``toolcall check`` prints every one afresh and fails on any, for CI;
+    ``warnings.simplefilter("error", toolcall.ToolcallWarning)`` makes them exceptions in a
+    program. (``python -W error::toolcall.ToolcallWarning`` cannot: ``-W`` is read before
+    installed packages are importable, so Python ignores it.)
     """
