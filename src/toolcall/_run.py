@@ -24,8 +24,10 @@ def run(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
     try:
         call = index[module].runs[name]
     except (KeyError, TypeError):
-        return _run(module, name, args)
-    return call(args)
+        pass  # not called inside the handler: a tool's exception would chain this KeyError
+    else:
+        return call(args)
+    return _run(module, name, args)
 
 
 async def arun(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
@@ -33,8 +35,10 @@ async def arun(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] 
     try:
         call = index[module].aruns[name]
     except (KeyError, TypeError):
-        return await _arun(module, name, args)
-    return await call(args)
+        pass  # not called inside the handler: a tool's exception would chain this KeyError
+    else:
+        return await call(args)
+    return await _arun(module, name, args)
 
 
 def _run(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:

@@ -45,7 +45,7 @@ __all__ = [
     "Type",
 ]
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 """Bumped whenever the shape or meaning of the IR changes; part of every cache key."""
 
 Kind = Literal[
@@ -68,7 +68,11 @@ class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
               the ``Enum`` class ``ref``)
     array     ``list``, ``tuple``, ``set``, ``frozenset``
     object    ``dict`` (TypedDict, mapping, ``**kwargs``), ``dataclass``,
-              ``namedtuple``, ``struct`` (a ``msgspec.Struct``)
+              ``namedtuple``, ``struct`` (a ``msgspec.Struct``), ``model`` (a
+              pydantic model or pydantic dataclass ``ref``, which pydantic
+              validates, its validators included)
+    any kind  ``pydantic``: one of pydantic's own types (``EmailStr``,
+              ``UUID4``), ``ref`` naming it; pydantic validates it
     ========  ==============================================================
 
     ``provider`` names the type provider class whose ``coerce`` runs after the wire value
@@ -119,6 +123,7 @@ class Field(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     has_default: bool = False
     default: Any = None
     description: str = ""
+    examples: tuple[Any, ...] = ()
 
 
 class Parameter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -135,6 +140,7 @@ class Parameter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     has_default: bool = False
     default: Any = None
     description: str = ""
+    examples: tuple[Any, ...] = ()
     positional_only: bool = False
     keyword_only: bool = False
 
@@ -143,8 +149,11 @@ class Tool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A tool: what a provider sees, plus what dispatch needs to find the function.
 
     ``kwargs`` is the value type of ``**kwargs`` (None when the function has none); it
-    opens the arguments object. ``module`` and ``qualname`` locate the function; they are
-    empty for a tool built by hand.
+    opens the arguments object. ``returns`` is the resolved return annotation (None when
+    there is none). ``injected`` names the parameters the program supplies (``run(...,
+    inject=...)``), which the model never sees. ``title`` and ``annotations`` (MCP hints such
+    as ``readOnlyHint``) come from ``@toolcall.tool``. ``module`` and ``qualname`` locate the
+    function; they are empty for a tool built by hand.
     """
 
     name: str
@@ -153,6 +162,9 @@ class Tool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     kwargs: Type | None = None
     is_async: bool = False
     returns: Type | None = None
+    injected: tuple[str, ...] = ()
+    title: str = ""
+    annotations: dict[str, bool] = msgspec.field(default_factory=dict)
     module: str = ""
     qualname: str = ""
 

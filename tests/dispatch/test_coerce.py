@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import re
 import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone
@@ -18,6 +19,7 @@ import pytest
 from fakes import FakeResolver
 from toolcall import ir
 from toolcall._dispatch.coerce import Invalid, build_coercer
+from toolcall._scalars import DECIMAL_PATTERN
 
 T = ir.Type
 F = ir.Field
@@ -190,9 +192,9 @@ def test_unresolvable_enum_gives_the_values() -> None:
             "2024-05-06T07:08:09+02:00",
             datetime(2024, 5, 6, 7, 8, 9, tzinfo=timezone(timedelta(hours=2))),
         ),
-        ("datetime", "2024-05-06T07:08:09", datetime(2024, 5, 6, 7, 8, 9)),
+        ("datetime", "2024-05-06t07:08:09.5z", datetime(2024, 5, 6, 7, 8, 9, 500000, tzinfo=UTC)),
         ("date", "2024-05-06", date(2024, 5, 6)),
-        ("time", "12:30", time(12, 30)),
+        ("time", "12:30:00-03:30", time(12, 30, tzinfo=timezone(-timedelta(hours=3.5)))),
         ("time", "12:30:15Z", time(12, 30, 15, tzinfo=UTC)),
         (
             "uuid",
@@ -207,7 +209,7 @@ def test_unresolvable_enum_gives_the_values() -> None:
     ],
 )
 def test_strings_restore_python_values(py: str, value: Any, expected: Any) -> None:
-    """datetime/date/time from ISO 8601 (trailing Z too), UUID, Decimal, Path, base64 bytes."""
+    """datetime/date/time from RFC 3339 (lowercase t/z too), UUID, Decimal, Path, base64 bytes."""
     assert same(coercer(T(kind="string", py=py))(value), expected)
 
 
@@ -292,21 +294,34 @@ def test_string_length_and_pattern() -> None:
     assert fails(word, "a1b2") == ("pattern_mismatch", (), "a1b2")
 
 
-DECIMAL = T(kind="string", py="decimal", pattern=r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$")
+DECIMAL = T(kind="string", py="decimal", pattern=DECIMAL_PATTERN)
 
 
 @pytest.mark.parametrize(
-    ("value", "failure"),
+    "value", ["abc", "NaN", "1_000", " 1", "1e1000", "0E1000000000000000000", "1e999999999"]
+)
+def test_decimal_text_is_exactly_the_pattern(value: str) -> None:
+    """What only Python would read (NaN, 1_000, a padded or huge-exponent number) is
+    invalid_decimal, as the pattern refuses it: no Decimal("1e999999999") reaches the tool."""
+    assert fails(DECIMAL, value) == ("invalid_decimal", (), value)
+    assert re.search(DECIMAL_PATTERN, value) is None
+    assert coercer(DECIMAL)("-1.5e999") == Decimal("-1.5e999")
+
+
+@pytest.mark.parametrize(
+    ("py", "value", "reason"),
     [
-        ("abc", ("invalid_decimal", (), "abc")),
-        ("NaN", ("invalid_decimal", (), "NaN")),
-        ("1_000", ("pattern_mismatch", (), "1_000")),
-        (" 1", ("pattern_mismatch", (), " 1")),
+        ("datetime", "2024-05-06T07:08:09", "invalid_datetime"),
+        ("datetime", "2024-05-06T07:08Z", "invalid_datetime"),
+        ("datetime", "2024-05-06 07:08:09Z", "invalid_datetime"),
+        ("time", "12:30:00", "invalid_time"),
+        ("time", "12:30", "invalid_time"),
     ],
 )
-def test_conversion_is_checked_before_the_pattern(value: str, failure: tuple[Any, ...]) -> None:
-    """No decimal at all is invalid_decimal; one only Python would read is pattern_mismatch."""
-    assert fails(DECIMAL, value) == failure
+def test_date_times_and_times_need_what_rfc_3339_needs(py: str, value: str, reason: str) -> None:
+    """format date-time / time is RFC 3339: seconds and an offset; issue 12.1 ("12:30:00" was
+    accepted though the schema refuses it)."""
+    assert fails(T(kind="string", py=py), value) == (reason, (), value)
 
 
 def test_pattern_applies_to_the_wire_string() -> None:
@@ -342,7 +357,30 @@ def test_array_restores_items_into_the_declared_container() -> None:
     assert same(coercer(INTS)((1, 2)), [1, 2])
     for py, kind in (("tuple", tuple), ("set", set), ("frozenset", frozenset)):
         t = T(kind="array", py=py, items=T(kind="integer"), unique_items=py != "tuple")
-        assert same(coercer(t)([3, 1.0, 3]), kind([3, 1, 3]))
+        assert same(coercer(t)([3, 1.0]), kind([3, 1]))
+
+
+@pytest.mark.parametrize(
+    ("py", "value"),
+    [
+        *((py, value) for py in ("set", "frozenset", "list") for value in ([3, 1, 3], [1, 1.0])),
+        ("list", [[1, 2], [1, 2]]),
+        ("list", [{"a": 1, "b": 2}, {"b": 2, "a": 1}]),
+    ],
+)
+def test_unique_items_refuse_repeats(py: str, value: list[Any]) -> None:
+    """uniqueItems is enforced: a repeat (equal as JSON: 1 and 1.0, key order aside) is
+    duplicate_items, not collapsed (issue 12.2)."""
+    t = T(kind="array", py=py, unique_items=True)
+    assert fails(t, value) == ("duplicate_items", (), value)
+
+
+def test_unique_items_keep_what_json_tells_apart() -> None:
+    """true and 1 differ as JSON; two spellings of one UUID differ as JSON and collapse."""
+    assert coercer(T(kind="array", py="list", unique_items=True))([True, 1]) == [True, 1]
+    ids = T(kind="array", py="set", items=T(kind="string", py="uuid"), unique_items=True)
+    text = "12345678-1234-5678-1234-56781234567a"
+    assert coercer(ids)([text, text.upper()]) == {uuid.UUID(text)}
 
 
 @pytest.mark.parametrize("value", ["ab", b"ab", {"a": 1}, None, 5])

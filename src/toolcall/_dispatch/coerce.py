@@ -30,19 +30,15 @@ Decoding costs nothing on the happy path: it is tried only after the shape check
 
 from __future__ import annotations
 
-import base64
-import math
-import pathlib
 import re
-import uuid
 from collections.abc import Callable, Mapping
-from datetime import date, datetime, time
-from decimal import Decimal
 from typing import Any, Protocol
 
 import msgspec
 
 from toolcall import ir
+from toolcall._dispatch.constraints import in_range, sized, string_checks, tightest
+from toolcall._scalars import Invalid, row_of, text_of
 
 __all__ = ["Coercer", "Invalid", "Resolver", "accepts_null", "build_coercer"]
 
@@ -55,21 +51,6 @@ class Resolver(Protocol):
     def cls(self, ref: str) -> type: ...
 
     def provider(self, ref: str) -> Any: ...
-
-
-class Invalid(Exception):
-    """A value failed coercion; ``path`` locates it below the value the coercer was given.
-
-    Internal to dispatch: the plan turns it into ``ToolError.invalid_argument``.
-    """
-
-    __slots__ = ("path", "reason", "value")
-
-    def __init__(self, reason: str, value: Any, path: tuple[str | int, ...] = ()) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.value = value
-        self.path = path
 
 
 def accepts_null(t: ir.Type) -> bool:
@@ -86,6 +67,13 @@ def build_coercer(t: ir.Type, resolver: Resolver, *, json_text: bool = True) -> 
 
     ``json_text``: whether an array or object here may arrive as JSON text (see above).
     """
+    if t.py in ("model", "pydantic") and t.ref:
+        # pydantic validates its models and types itself (toolcall._dispatch.models)
+        from toolcall._dispatch.models import build_model_coercer
+
+        modelled = build_model_coercer(t, resolver, json_text)
+        if modelled is not None:
+            return _nullable(modelled) if t.nullable else modelled
     kind = t.kind
     if kind == "array":
         coerce = _array(t, resolver, json_text)
@@ -93,8 +81,10 @@ def build_coercer(t: ir.Type, resolver: Resolver, *, json_text: bool = True) -> 
         coerce = _object(t, resolver, json_text)
     elif kind == "union":
         coerce = _union(t, resolver, json_text)
+    elif kind == "enum":
+        coerce = _enum(t, resolver)
     else:
-        coerce = _BUILDERS[kind](t, resolver)
+        coerce = _scalar(t, resolver)
     if t.provider:
         coerce = _with_provider(coerce, t.provider, resolver)
     if t.nullable and coerce is not _identity:
@@ -132,275 +122,36 @@ def _with_provider(coerce: Coercer, ref: str, resolver: Resolver) -> Coercer:
     return provided
 
 
-# Scalars ------------------------------------------------------------------------------------
+# Scalars: one row of toolcall._scalars each, with the constraints of the type ---------------
 
 
-def _any(t: ir.Type, resolver: Resolver) -> Coercer:
-    return _identity
+def _scalar(t: ir.Type, resolver: Resolver) -> Coercer:
+    row = row_of(t.kind, t.py, t.wire)
+    if row is None or row.kind == "any":
+        return _identity
+    coerce = restore = row.restore
+    check = string_checks(t) if row.kind == "string" else None
+    if check is not None and (t.pattern, t.min_length, t.max_length) == (
+        row.keywords.get("pattern", ""),
+        None,
+        None,
+    ):
+        check = None  # the row's own pattern, which its restore function reads exactly
+    if check is not None:
+        reason, validate = row.reason, check
 
+        def string(value: Any) -> Any:
+            # restoring first: "expected a date" helps a model more than "pattern mismatch"
+            restored = restore(value)
+            if not isinstance(value, int):  # a decimal or string_integer sent as a number
+                validate(text_of(value, reason), value)
+            return restored
 
-def _null(t: ir.Type, resolver: Resolver) -> Coercer:
-    def null(value: Any) -> None:
-        if value is not None:
-            raise Invalid("expected_null", value)
-
-    return null
-
-
-def _boolean(t: ir.Type, resolver: Resolver) -> Coercer:
-    def boolean(value: Any) -> bool:
-        if type(value) is bool:
-            return value
-        raise Invalid("expected_boolean", value)
-
-    return boolean
-
-
-def _to_int(value: Any) -> int:
-    if type(value) is int:
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return int(value)
-    raise Invalid("expected_integer", value)
-
-
-def _to_float(value: Any) -> float:
-    if type(value) is float:
-        number = value
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            number = float(value)
-        except OverflowError:
-            raise Invalid("not_finite", value) from None
-    else:
-        raise Invalid("expected_number", value)
-    if math.isfinite(number):
-        return number
-    raise Invalid("not_finite", value)
-
-
-def _integer(t: ir.Type, resolver: Resolver) -> Coercer:
-    return _in_range(_to_int, t)
-
-
-def _number(t: ir.Type, resolver: Resolver) -> Coercer:
-    return _in_range(_to_float, t)
-
-
-def _as_decimal(number: Any) -> Decimal:
-    # repr() of a float is its shortest round-tripping decimal, so 0.3 is a multiple of 0.1
-    return Decimal(repr(number)) if isinstance(number, float) else Decimal(number)
-
-
-def _is_multiple(number: Any, step: int | float) -> bool:
-    if isinstance(number, int) and isinstance(step, int):
-        return number % step == 0
-    try:
-        return _as_decimal(number) % _as_decimal(step) == 0
-    except ArithmeticError:
-        return False
-
-
-def _in_range(coerce: Coercer, t: ir.Type) -> Coercer:
-    """Wraps a coercer whose result is a number with the type's numeric constraints."""
-    checks: list[Callable[[Any], bool]] = []
-    if (low := t.minimum) is not None:
-        checks.append(lambda n: n >= low)
-    if (high := t.maximum) is not None:
-        checks.append(lambda n: n <= high)
-    if (above := t.exclusive_minimum) is not None:
-        checks.append(lambda n: n > above)
-    if (below := t.exclusive_maximum) is not None:
-        checks.append(lambda n: n < below)
-    if (step := t.multiple_of) is not None:
-        checks.append(lambda n: _is_multiple(n, step))
-    if not checks:
-        return coerce
-
-    def in_range(value: Any) -> Any:
-        number = coerce(value)
-        for check in checks:
-            if not check(number):
-                raise Invalid("out_of_range", value)
-        return number
-
-    return in_range
-
-
-# Strings ------------------------------------------------------------------------------------
-
-
-def _text(value: Any, reason: str) -> str:
-    """The wire string: valid Unicode text, or UTF-8 bytes decoded; else ``reason``."""
-    if isinstance(value, str):
-        if not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise Invalid("invalid_utf8", value) from None
-        return value
-    if isinstance(value, bytes | bytearray):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise Invalid("invalid_utf8", value) from None
-    raise Invalid(reason, value)
-
-
-def _plain_text(value: Any) -> str:
-    if type(value) is str and value.isascii():
-        return value
-    return _text(value, "expected_string")
-
-
-def _finite_decimal(text: str) -> Decimal:
-    number = Decimal(text)
-    if not number.is_finite():
-        msg = "not a finite decimal"
-        raise ValueError(msg)
-    return number
-
-
-def _base64(text: str) -> bytes:
-    return base64.b64decode(text, validate=True)
-
-
-def _shaped(shape: str, parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    """``parse``, for text of exactly that shape only."""
-    exact = re.compile(shape).fullmatch
-
-    def convert(text: str) -> Any:
-        if exact(text) is None:
-            raise ValueError(text)
-        return parse(text)
-
-    return convert
-
-
-def _any_case(parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    return lambda text: parse(text.upper())
-
-
-# py -> (converter from the wire string, reason for a value that is not one)
-_STRING_PY: dict[str, tuple[Callable[[str], Any], str]] = {
-    # ISO 8601 (SPEC 3: naive "2024-05-06T07:08" too), a superset of the RFC 3339 that
-    # ``format`` names once its lowercase "t" and "z" are read too (Python reads only "T", "Z")
-    "datetime": (_any_case(datetime.fromisoformat), "invalid_datetime"),
-    "time": (_any_case(time.fromisoformat), "invalid_time"),
-    # exactly ``format: date`` / ``format: uuid`` (RFC 3339 full-date, RFC 9562's hex and
-    # hyphens), not all Python reads: "20240506", "2024-W19-1", "{...}", "urn:uuid:..."
-    "date": (_shaped(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", date.fromisoformat), "invalid_date"),
-    "uuid": (
-        _shaped(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", uuid.UUID),
-        "invalid_uuid",
-    ),
-    "decimal": (_finite_decimal, "invalid_decimal"),
-    "path": (pathlib.Path, "expected_string"),
-    "bytes": (_base64, "invalid_base64"),
-}
-
-_INTEGER_STRING = re.compile(r"-?[0-9]+")
-
-
-def _string_integer(value: Any) -> int:
-    if isinstance(value, str) and _INTEGER_STRING.fullmatch(value):
-        try:
-            return int(value)
-        except ValueError:  # longer than sys.get_int_max_str_digits()
-            pass
-    elif isinstance(value, int) and not isinstance(value, bool):
-        return int(value)
-    raise Invalid("expected_integer_string", value)
-
-
-# ECMA-262's \s, which is not Python's (no \x1c-\x1f or \x85; \ufeff is in it)
-_ECMA_SPACE = r"\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-
-
-def _ecma_regex(pattern: str) -> re.Pattern[str]:
-    r"""A schema ``pattern`` read as JSON Schema says (ECMA-262), not as Python would read it.
-
-    The differences that matter for patterns people write: ``\d``, ``\w`` and ``\b`` are
-    ASCII (``re.ASCII``), ``\s`` is ECMA's set, and ``$`` matches at the very end only
-    (Python's also matches before a final newline, so ``^\d+$`` would take "5\n").
-    """
-    out: list[str] = []
-    in_class = False
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            escape = pattern[i : i + 2]
-            if escape == "\\s":
-                escape = _ECMA_SPACE if in_class else f"[{_ECMA_SPACE}]"
-            elif escape == "\\S" and not in_class:
-                escape = f"[^{_ECMA_SPACE}]"
-            out.append(escape)
-            i += 2
-            continue
-        if char == "[":
-            in_class = True
-        elif char == "]":
-            in_class = False
-        elif char == "$" and not in_class:
-            char = "\\Z"
-        out.append(char)
-        i += 1
-    return re.compile("".join(out), re.ASCII)
-
-
-def _string_checks(t: ir.Type) -> Callable[[str, Any], None] | None:
-    """The constraints a wire string must meet (length in code points, pattern), if any."""
-    shortest, longest = t.min_length, t.max_length
-    pattern = _ecma_regex(t.pattern) if t.pattern else None
-    if shortest is None and longest is None and pattern is None:
-        return None
-
-    def check(text: str, value: Any) -> None:
-        if shortest is not None and len(text) < shortest:
-            raise Invalid("too_short", value)
-        if longest is not None and len(text) > longest:
-            raise Invalid("too_long", value)
-        if pattern is not None and pattern.search(text) is None:
-            raise Invalid("pattern_mismatch", value)
-
-    return check
-
-
-def _string(t: ir.Type, resolver: Resolver) -> Coercer:
-    if t.wire == "string_integer":
-        # the wire pattern is what _string_integer parses; the number's own bounds still apply
-        return _in_range(_string_integer, t)
-    entry = _STRING_PY.get(t.py)
-    convert, reason = entry if entry is not None else (None, "expected_string")
-    check = _string_checks(t)
-    if convert is None and check is None:
-        return _plain_text
-
-    def string(value: Any) -> Any:
-        # converting first: "expected a date" helps a model more than "pattern mismatch"
-        text = _text(value, reason)
-        restored: Any = text
-        if convert is not None:
-            try:
-                restored = convert(text)
-            except (ValueError, TypeError, ArithmeticError):
-                raise Invalid(reason, value) from None
-        if check is not None:
-            check(text, value)
-        return restored
-
-    if t.py != "decimal":
-        return string
-
-    def decimal(value: Any) -> Any:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return Decimal(value)
-        return string(value)
-
-    return _in_range(decimal, t)
+        coerce = string
+    if row.kind in ("integer", "number") or row.py == "decimal" or row.wire:
+        # a number's bounds, also on the number a decimal or a string_integer spells
+        coerce = in_range(coerce, t)
+    return coerce
 
 
 # Enums --------------------------------------------------------------------------------------
@@ -437,30 +188,12 @@ def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
                 return restored[key]
             except Exception:
                 pass
-        raise Invalid("not_in_enum", value)
+        raise Invalid("not_in_enum", value, allowed=t.values)
 
     return enum
 
 
 # Arrays -------------------------------------------------------------------------------------
-
-
-def _sized(low: int | None, high: int | None) -> Callable[[Any], None] | None:
-    if low is None and high is None:
-        return None
-
-    def check(value: Any) -> None:
-        if low is not None and len(value) < low:
-            raise Invalid("too_short", value)
-        if high is not None and len(value) > high:
-            raise Invalid("too_long", value)
-
-    return check
-
-
-def _tightest(bound: Callable[..., int], *limits: int | None) -> int | None:
-    given = [limit for limit in limits if limit is not None]
-    return bound(given) if given else None
 
 
 def _prepend(error: Invalid, key: str | int) -> None:
@@ -496,9 +229,10 @@ def _array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
         return _fixed_array(t, resolver, json_text)
     item = build_coercer(t.items, resolver) if t.items is not None else _identity
     container = _CONTAINERS.get(t.py)
-    size = _sized(
-        _tightest(max, t.min_items, t.min_length),
-        _tightest(min, t.max_items, t.max_length),
+    unique = t.unique_items
+    size = sized(
+        tightest(max, t.min_items, t.min_length),
+        tightest(min, t.max_items, t.max_length),
     )
 
     def array(value: Any) -> Any:
@@ -519,19 +253,48 @@ def _array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
                     _prepend(error, index)
                     raise
         if container is None:
+            if unique and _repeats(value):
+                raise Invalid("duplicate_items", value)
             return items
         try:
-            return container(items)
+            restored = container(items)
         except Exception:
-            pass
-        for index, restored in enumerate(items):
-            try:
-                hash(restored)
-            except Exception:
-                raise Invalid("unhashable_item", value[index], (index,)) from None
-        raise Invalid("unhashable_item", value)
+            for index, element in enumerate(items):
+                try:
+                    hash(element)
+                except Exception:
+                    raise Invalid("unhashable_item", value[index], (index,)) from None
+            raise Invalid("unhashable_item", value) from None
+        # Only a collapse can mean a repeat; values that differ as JSON but restore equal
+        # (two spellings of one UUID) collapse as a set does, since the schema allows them.
+        if unique and len(restored) != len(items) and _repeats(value):
+            raise Invalid("duplicate_items", value)
+        return restored
 
     return array
+
+
+def _json_key(value: Any) -> Any:
+    """A hashable key equal for two values exactly when JSON Schema's ``uniqueItems`` calls them
+    equal: ``1`` and ``1.0`` are, ``1`` and ``true`` are not, objects regardless of key order."""
+    if isinstance(value, bool) or value is None:
+        return (type(value), value)
+    if isinstance(value, int | float):
+        return ("number", value)
+    if isinstance(value, list | tuple):
+        return ("array", tuple(_json_key(item) for item in value))
+    if isinstance(value, Mapping):
+        return ("object", frozenset((key, _json_key(item)) for key, item in value.items()))
+    return (type(value), value)
+
+
+def _repeats(value: Any) -> bool:
+    """Whether two items of the array ``value`` are equal as JSON (``duplicate_items``)."""
+    try:
+        keys = {_json_key(item) for item in value}
+    except Exception:  # an unhashable non-JSON value: the items restored, so none repeat
+        return False
+    return len(keys) != len(value)
 
 
 def _fixed_array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
@@ -583,7 +346,7 @@ def _object(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
     names = frozenset(name for name, *_ in fields)
     additional = build_coercer(t.additional, resolver) if t.additional is not None else None
     make = _constructor(t, resolver)
-    size = _sized(t.min_length, t.max_length)
+    size = sized(t.min_length, t.max_length)
 
     def undeclared(value: Mapping[Any, Any]) -> list[str]:
         """The keys no field declares, in input order; raises for the ones not allowed."""
@@ -677,14 +440,3 @@ def _union(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
         raise Invalid("no_matching_type", value)
 
     return union
-
-
-_BUILDERS: dict[str, Callable[[ir.Type, Resolver], Coercer]] = {
-    "any": _any,
-    "null": _null,
-    "boolean": _boolean,
-    "integer": _integer,
-    "number": _number,
-    "string": _string,
-    "enum": _enum,
-}

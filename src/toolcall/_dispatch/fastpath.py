@@ -24,16 +24,19 @@ from __future__ import annotations
 import functools
 import itertools
 import keyword
+import linecache
 import logging
-import math
 import types
 from collections.abc import Callable
 from typing import Any, Final
+
+import msgspec
 
 from toolcall import ir
 from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer
 from toolcall._dispatch.coerce import _constructor as constructor
 from toolcall._dispatch.result import Err, Ok, ToolError
+from toolcall._scalars import FAST_NAMES, row_of
 
 __all__ = ["MISS", "build_fastpath", "tool_exited", "tool_raised"]
 
@@ -61,6 +64,34 @@ _INLINED_DEPTH: Final = 8
 """Containers nested deeper than this are restored by their coercer."""
 _SCALARS: Final = frozenset({"string", "integer", "number", "boolean", "any"})
 _CONTAINERS: Final = {"tuple": "tuple", "set": "set", "frozenset": "frozenset"}
+
+# The allow-list: the IR fields the generated code understands, per kind. A type with any
+# other field set calls its coercer; a parameter or tool with any other field set gets no
+# generated function at all. So a field added to the IR takes the general path until it is
+# added here (with its code below): it can never be silently ignored.
+_INLINED: Final[dict[str, frozenset[str]]] = {
+    "string": frozenset({"kind", "nullable", "min_length", "max_length"}),
+    "integer": frozenset(
+        {"kind", "nullable", "minimum", "maximum", "exclusive_minimum", "exclusive_maximum"}
+    ),
+    "boolean": frozenset({"kind", "nullable"}),
+    "null": frozenset({"kind", "nullable"}),
+    "array": frozenset(
+        {"kind", "nullable", "py", "items", "unique_items", "min_items", "max_items"}
+        | {"min_length", "max_length"}
+    ),
+    "object": frozenset({"kind", "nullable", "py", "ref", "fields"}),
+}
+_INLINED["number"] = _INLINED["integer"]
+_ARRAY_PY: Final = frozenset({"", "list", *_CONTAINERS})
+_OBJECT_PY: Final = frozenset({"", "dict", "dataclass", "namedtuple", "struct"})
+_FIELD_FIELDS: Final = frozenset({"name", "type", "required", "has_default", "default"})
+_PARAMETER_FIELDS: Final = _FIELD_FIELDS | {"positional_only", "keyword_only"}
+_TOOL_FIELDS: Final = frozenset({"name", "parameters", "kwargs", "is_async", "module"})
+# nothing to dispatch: what the model reads, and where the function came from
+_IGNORED: Final = frozenset(
+    {"description", "examples", "qualname", "returns", "title", "annotations"}
+)
 _BOUNDS: Final = (
     ("minimum", ">="),
     ("maximum", "<="),
@@ -79,12 +110,25 @@ def tool_exited(exc: SystemExit) -> Err:
     return Err(ToolError.exited(exc.code))
 
 
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def _set_fields(node: msgspec.Struct) -> set[str]:
+    """The fields of an IR node that differ from their defaults (so must be acted on)."""
+    defaults = _DEFAULTS.get(type(node))
+    if defaults is None:
+        defaults = _DEFAULTS[type(node)] = {
+            f.name: f.default for f in msgspec.structs.fields(type(node))
+        }
+    found = {name for name in node.__struct_fields__ if getattr(node, name) != defaults[name]}
+    return found - _IGNORED
+
+
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+
+
+def _handled(tool: ir.Tool) -> bool:
+    """Whether the generated code knows every tool and parameter field ``tool`` sets."""
+    return _set_fields(tool) <= _TOOL_FIELDS and all(
+        _set_fields(p) <= _PARAMETER_FIELDS for p in tool.parameters
+    )
 
 
 def _is_plain(t: ir.Type) -> bool:
@@ -143,7 +187,7 @@ def build_fastpath(
     it is a coroutine function that awaits the tool (and the fallback).
     """
     parameters = tool.parameters
-    if tool.kwargs is not None or not all(_nameable(p) for p in parameters):
+    if tool.kwargs is not None or not _handled(tool) or not all(_nameable(p) for p in parameters):
         return None
     if resolver is None:
         if not all(_is_plain(p.type) for p in parameters):
@@ -160,8 +204,7 @@ def build_fastpath(
         fn=fn,
         _fallback=fallback or (_miss_async if is_async else _miss_sync),
         _ABSENT=_ABSENT,
-        _utf8=_utf8,
-        _isfinite=math.isfinite,
+        **FAST_NAMES,
         _raised=functools.partial(tool_raised, tool.name),
         _exited=tool_exited,
         _Ok=Ok,
@@ -190,6 +233,9 @@ def build_fastpath(
     source.miss("")
     header = f"{'async ' if is_async else ''}def fast(args):"
     return source.compile(header, f"fast_{tool.name}")
+
+
+_FILES = itertools.count(1)
 
 
 class _Source:
@@ -232,8 +278,12 @@ class _Source:
                 "    return fast",
             ]
         )
+        # Registered in linecache (as dataclasses and attrs do), so a traceback through the
+        # generated function shows its line; one file name per function, never reused.
+        filename = f"<toolcall {name} {next(_FILES)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         namespace: dict[str, Any] = {}
-        exec(compile(source, f"<toolcall {name}>", "exec"), namespace)
+        exec(compile(source, filename, "exec"), namespace)
         fast: Callable[[Any], Any] = namespace["make"](**self.free)
         fast.__qualname__ = fast.__name__ = name
         return fast
@@ -295,43 +345,35 @@ class _Source:
 
     def _inlined(self, t: ir.Type) -> bool:
         """Whether ``restore`` writes the code for ``t`` out rather than call its coercer."""
-        if t.provider or t.wire:
+        allowed = _INLINED.get(t.kind)
+        if allowed is None or not _set_fields(t) <= allowed:
             return False
-        kind = t.kind
-        if kind == "string":
-            return not (t.py or t.pattern)
-        if kind in ("integer", "number"):
-            return t.multiple_of is None
-        if kind == "array":
-            return not t.prefix_items and t.py in ("", "list", *_CONTAINERS)
-        if kind == "object":
-            return t.additional is None and t.min_length is None and t.max_length is None
-        return kind in ("boolean", "null")
+        if t.kind == "array":
+            # a list whose items must be unique is checked by its coercer
+            return t.py in _ARRAY_PY and (not t.unique_items or t.py in ("set", "frozenset"))
+        if t.kind == "object":
+            return t.py in _OBJECT_PY and all(_set_fields(f) <= _FIELD_FIELDS for f in t.fields)
+        return True
 
     def _restore_value(self, t: ir.Type, x: str, indent: str, depth: int) -> str:
         kind = t.kind
-        if kind == "null":
-            self._require(f"{x} is None", indent)
-        elif kind == "boolean":
-            self._require(f"type({x}) is bool", indent)
-        elif kind == "string":
-            self._require(f"type({x}) is str and ({x}.isascii() or _utf8({x}))", indent)
-            self._sized(x, t.min_length, t.max_length, indent)
-        elif kind == "integer":
-            self._require(f"type({x}) is int", indent)
-            self._bounded(t, x, indent)
-        elif kind == "number":
-            # float() of an int is finite or raises OverflowError, a deviation
-            y = self.local("f")
-            self.add(indent, f"if type({x}) is float and _isfinite({x}):", f"    {y} = {x}")
-            self.add(indent, f"elif type({x}) is int:", f"    {y} = float({x})", "else:")
-            self.miss(indent + "    ")
-            self._bounded(t, y, indent)
-            return y
-        elif kind == "array":
+        if kind == "array":
             return self._array(t, x, indent, depth + 1)
-        else:
+        if kind == "object":
             return self._object(t, x, indent, depth + 1)
+        row = row_of(kind)
+        fast = row.fast if row is not None else None
+        assert fast is not None  # every inlined scalar has a check
+        condition, value = fast
+        self._require(condition.format(x=x), indent)
+        if value is not None:
+            y = self.local("f")
+            self.add(indent, f"{y} = {value.format(x=x)}")
+            x = y
+        if kind == "string":
+            self._sized(x, t.min_length, t.max_length, indent)
+        elif kind in ("integer", "number"):
+            self._bounded(t, x, indent)
         return x
 
     def _require(self, condition: str, indent: str) -> None:
@@ -366,6 +408,9 @@ class _Source:
         container = _CONTAINERS.get(t.py)
         if container is not None:
             self.add(indent, f"{y} = {container}({y})")  # unhashable items raise: a deviation
+            if t.unique_items:
+                # a collapse may be a repeated item (duplicate_items): the general path decides
+                self._require(f"len({y}) == len({x})", indent)
         return y
 
     def _object(self, t: ir.Type, x: str, indent: str, depth: int) -> str:

@@ -146,7 +146,8 @@ class _Binder:
 
 
 def _invalid(name: str, error: Invalid) -> Err:
-    return Err(ToolError.invalid_argument((name, *error.path), error.reason, error.value))
+    path = (name, *error.path)
+    return Err(ToolError.invalid_argument(path, error.reason, error.value, error.allowed))
 
 
 def build_plan(

@@ -10,34 +10,27 @@ from __future__ import annotations
 import itertools
 import math
 import pathlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import msgspec
+
+from toolcall._scalars import scalar_reasons
 
 __all__ = ["Err", "Ok", "ToolError", "encode_result", "format_path"]
 
 T = TypeVar("T")
 
+# The scalar rows' reasons come from their rows (``_scalars``); these are the containers'.
 _REASONS: dict[str, str] = {
-    "expected_string": "expected a string",
-    "expected_integer": "expected an integer",
-    "expected_number": "expected a number",
-    "expected_boolean": "expected true or false",
-    "expected_null": "expected null",
+    **scalar_reasons(),
     "expected_array": "expected an array",
     "expected_object": "expected an object",
-    "expected_integer_string": "expected an integer written as a string of digits",
     "invalid_utf8": "expected valid UTF-8 text",
     "not_finite": "expected a finite number",
     "not_in_enum": "expected one of the allowed values",
-    "invalid_datetime": "expected an ISO 8601 date-time",
-    "invalid_date": "expected an ISO 8601 date (YYYY-MM-DD)",
-    "invalid_time": "expected an ISO 8601 time (HH:MM[:SS])",
-    "invalid_uuid": "expected a UUID",
-    "invalid_decimal": "expected a decimal number written as a string",
-    "invalid_base64": "expected base64-encoded data",
     "out_of_range": "value out of the allowed range",
     "pattern_mismatch": "value does not match the required pattern",
     "too_short": "too short",
@@ -52,6 +45,11 @@ _REASONS: dict[str, str] = {
     "too_deep": "nested too deeply",
     "invalid_value": "invalid value",
 }
+
+MAX_MESSAGE: Final = 300
+"""SPEC 5: a message is one line of at most this many characters, whatever the input."""
+_LISTED = 10  # names or allowed values a message lists before "and N more"
+_NAME = 40  # characters of one key or name in a message
 
 _MAX_DEPTH = 20
 _MAX_ITEMS = 50
@@ -74,12 +72,50 @@ def format_path(path: tuple[str | int, ...]) -> str:
     return out
 
 
+# C0 controls, DEL, the C1 controls and the Unicode line and paragraph separators: anything
+# that could start a new line (or hide text) in what the model reads.
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` as one line of at most ``limit`` characters, encodable as UTF-8.
+
+    Line breaks and other control characters are escaped (``\\n``), lone surrogates too, so
+    no key or exception text can add a line ("SYSTEM: ...") to what a model reads.
+    """
+    if not (text.isascii() and text.isprintable()):
+        text = _BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = text.encode("utf-8", "backslashreplace").decode("ascii")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _listed(items: tuple[Any, ...] | list[Any], show: Any) -> str:
+    """The first few items, each through ``show``, and how many more there are."""
+    shown = ", ".join(show(item) for item in items[:_LISTED])
+    return shown if len(items) <= _LISTED else f"{shown} and {len(items) - _LISTED} more"
+
+
+def _name(name: Any) -> str:
+    return one_line(name, _NAME) if isinstance(name, str) else _short(name)
+
+
+def _json_value(value: Any) -> str:
+    """An allowed value as the model writes it: ``"express"``, ``2``, ``null``."""
+    try:
+        return one_line(msgspec.json.encode(value).decode(), _NAME)
+    except Exception:
+        return _short(value)
+
+
 def _short(value: Any) -> str:
     try:
         text = _glimpse(value, _SHORT_DEPTH)
     except Exception:
         text = f"<{type(value).__name__}>"
-    return text if len(text) <= 60 else text[:57] + "..."
+    return one_line(text, 60)
 
 
 def _glimpse(value: Any, depth: int) -> str:
@@ -179,6 +215,12 @@ class ToolError:
     value: Any = None
     names: tuple[Any, ...] = ()
 
+    def __post_init__(self) -> None:
+        # SPEC 5: however it was built, the message is one bounded line
+        bounded = one_line(self.message)
+        if bounded is not self.message:
+            object.__setattr__(self, "message", bounded)
+
     def __str__(self) -> str:
         return self.message
 
@@ -194,11 +236,13 @@ class ToolError:
             "names": [jsonable(name) for name in self.names],
         }
 
-    # Constructors, one per kind, so every message is phrased in one place.
+    # Constructors, one per kind, so every message is phrased in one place. Each part taken
+    # from the input (a name, a key, a value, an exception text) is shortened on its own, so
+    # the message still says what the model should do when the input was huge.
 
     @classmethod
     def unknown_tool(cls, name: Any, known: tuple[str, ...]) -> ToolError:
-        listed = ", ".join(known) if known else "none"
+        listed = _listed(known, _name) if known else "none"
         return cls(
             "unknown_tool",
             f"unknown tool {_short(name)}; available tools: {listed}",
@@ -208,45 +252,57 @@ class ToolError:
 
     @classmethod
     def invalid_arguments(cls, args: Any) -> ToolError:
-        return cls(
-            "invalid_arguments",
-            f"arguments must be a JSON object, got {type(args).__name__}",
-            value=args,
-        )
+        message = f"arguments must be a JSON object, got {type(args).__name__}"
+        if isinstance(args, str | bytes | bytearray):
+            # the provider's arguments string, handed over undecoded
+            message += (
+                "; decode the JSON text first (json.loads), or use toolcall.providers, which does"
+            )
+        return cls("invalid_arguments", message, value=args)
 
     @classmethod
     def non_string_arguments(cls, keys: tuple[Any, ...]) -> ToolError:
-        shown = ", ".join(_short(key) for key in keys)
+        shown = _listed(keys, _short)
         return cls("non_string_arguments", f"argument names must be strings: {shown}", names=keys)
 
     @classmethod
     def unknown_arguments(cls, names: tuple[str, ...], accepted: tuple[str, ...]) -> ToolError:
-        takes = ", ".join(accepted) if accepted else "no arguments"
+        takes = _listed(accepted, _name) if accepted else "no arguments"
         return cls(
             "unknown_arguments",
-            f"unknown argument{'s' if len(names) > 1 else ''} {', '.join(names)}; "
+            f"unknown argument{'s' if len(names) > 1 else ''} {_listed(names, _name)}; "
             f"this tool takes: {takes}",
             names=names,
         )
 
     @classmethod
     def missing_argument(cls, name: str) -> ToolError:
-        return cls("missing_argument", f"{name}: required argument missing", argument=name)
+        return cls("missing_argument", f"{_name(name)}: required argument missing", argument=name)
 
     @classmethod
     def argument_gap(cls, omitted: str, later: tuple[str, ...]) -> ToolError:
         return cls(
             "argument_gap",
-            f"{omitted}: must be given too when {', '.join(later)} "
+            f"{_name(omitted)}: must be given too when {_listed(later, _name)} "
             f"{'is' if len(later) == 1 else 'are'} given (positional-only arguments)",
             argument=omitted,
             names=later,
         )
 
     @classmethod
-    def invalid_argument(cls, path: tuple[str | int, ...], reason: str, value: Any) -> ToolError:
-        where = format_path(path)
-        what = _REASONS.get(reason, reason.replace("_", " "))
+    def invalid_argument(
+        cls,
+        path: tuple[str | int, ...],
+        reason: str,
+        value: Any,
+        allowed: tuple[Any, ...] = (),
+    ) -> ToolError:
+        """``allowed``: the values an enum takes, listed for ``not_in_enum``."""
+        where = one_line(format_path(path), 80)
+        if reason == "not_in_enum" and allowed:
+            what = f"expected one of {_listed(allowed, _json_value)}"
+        else:
+            what = _REASONS.get(reason, reason.replace("_", " "))
         return cls(
             "invalid_argument",
             f"{where}: {what}, got {_short(value)}",
@@ -258,15 +314,17 @@ class ToolError:
 
     @classmethod
     def async_tool(cls, name: str) -> ToolError:
-        return cls("async_tool", f"{name} is an async tool; call it with arun", value=name)
+        return cls("async_tool", f"{_name(name)} is an async tool; call it with arun", value=name)
 
     @classmethod
     def raised(cls, exc: Exception) -> ToolError:
+        """``value`` is the exception's text, shortened (to ``_MAX_TEXT``) like the message."""
         name = type(exc).__name__
         try:
             text = str(exc)
         except Exception:
             text = ""
+        text = _text(text)
         message = f"the tool failed: {name}: {text}" if text else f"the tool failed: {name}"
         return cls("raised", message, reason=name, value=text)
 
@@ -310,6 +368,12 @@ def encode_result(value: Any) -> str:
     """A tool's return value as JSON text, for the tool-result message.
 
     dataclasses, ``msgspec.Struct``, datetimes, UUIDs, enums, sets, decimals and paths are
-    encoded the way a model expects to read them.
+    encoded the way a model expects to read them. A ``ToolError`` (or an ``Err``) is
+    encoded as its ``to_dict()``, bounded like its message; msgspec would otherwise encode
+    the dataclass field by field, the offending value in full.
     """
+    if type(value) is Err:
+        value = {"error": value.error.to_dict()}
+    elif type(value) is ToolError:
+        value = value.to_dict()
     return _encoder.encode(value).decode()
