@@ -113,6 +113,11 @@ class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     exclusive_maximum: int | float | None = None
     multiple_of: int | float | None = None
 
+    def __post_init__(self) -> None:
+        # Runs when a Type is built and when one is decoded (msgspec turns the ValueError
+        # into a ValidationError, which the cache reads as a miss).
+        _validate(self)
+
 
 class Field(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """A property of an object type (TypedDict key, dataclass/Struct/NamedTuple field)."""
@@ -174,3 +179,71 @@ class ModuleIR(msgspec.Struct, frozen=True, kw_only=True):
 
     module: str
     tools: tuple[Tool, ...] = ()
+
+
+# -- validation ----------------------------------------------------------------------------------
+# What each kind may carry. To add a ``py`` value or an IR field, add it here: a field no kind
+# lists is refused on every kind, so a new field cannot go unchecked.
+
+_PY_BY_KIND: Final[dict[str, frozenset[str]]] = {
+    "any": frozenset({""}),
+    "null": frozenset({""}),
+    "boolean": frozenset({""}),
+    "integer": frozenset({""}),
+    "number": frozenset({""}),
+    "string": frozenset({"", "bytes", "datetime", "date", "time", "uuid", "decimal", "path"}),
+    "enum": frozenset({"", "literal", "enum"}),
+    "array": frozenset({"", "list", "tuple", "set", "frozenset"}),
+    "object": frozenset({"", "dict", "dataclass", "namedtuple", "struct", "model"}),
+    "union": frozenset({""}),
+}
+_PY_ON_ANY_KIND: Final = frozenset({"pydantic"})
+
+_COMMON: Final = frozenset({"kind", "nullable", "py", "ref", "provider"})
+_BOUNDS: Final = frozenset(
+    {"minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "multiple_of"}
+)
+_TEXT: Final = frozenset({"format", "pattern", "content_encoding", "min_length", "max_length"})
+_FIELDS_BY_KIND: Final[dict[str, frozenset[str]]] = {
+    "any": _COMMON,
+    "null": _COMMON,
+    "boolean": _COMMON,
+    "integer": _COMMON | _BOUNDS,
+    "number": _COMMON | _BOUNDS,
+    # bounds: on the number a decimal or a string_integer spells
+    "string": _COMMON | _TEXT | _BOUNDS | {"wire"},
+    "enum": _COMMON | {"values"},
+    "array": _COMMON
+    | {"items", "prefix_items", "min_items", "max_items", "unique_items"}
+    | {"min_length", "max_length"},
+    "object": _COMMON | {"fields", "additional", "min_length", "max_length"},
+    "union": _COMMON | {"variants"},
+}
+_WIRES: Final = frozenset({"", "string_integer"})
+
+_DEFAULTS: Final = {f.name: f.default for f in msgspec.structs.fields(Type)}
+# per kind, the fields it may not set, with the default each must keep
+_FORBIDDEN: Final = {
+    kind: tuple((name, _DEFAULTS[name]) for name in Type.__struct_fields__ if name not in allowed)
+    for kind, allowed in _FIELDS_BY_KIND.items()
+}
+
+
+def _validate(t: Type) -> None:
+    forbidden = _FORBIDDEN.get(t.kind)
+    if forbidden is None:
+        msg = f"ir.Type: unknown kind {t.kind!r}; expected one of: {', '.join(_PY_BY_KIND)}"
+        raise ValueError(msg)
+    if t.py not in _PY_BY_KIND[t.kind] and t.py not in _PY_ON_ANY_KIND:
+        known = ", ".join(repr(py) for py in sorted(_PY_BY_KIND[t.kind] | _PY_ON_ANY_KIND))
+        msg = f"ir.Type: py={t.py!r} is not a py of kind {t.kind!r}; expected one of: {known}"
+        raise ValueError(msg)
+    for name, default in forbidden:
+        if getattr(t, name) != default:
+            shown = repr(getattr(t, name))
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            msg = f"ir.Type: kind {t.kind!r} cannot have {name} (got {shown})"
+            raise ValueError(msg)
+    if t.wire not in _WIRES:
+        msg = f"ir.Type: unknown wire {t.wire!r}; expected 'string_integer'"
+        raise ValueError(msg)
