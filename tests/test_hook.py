@@ -102,9 +102,9 @@ def test_marked_module_is_processed_once_at_import(tmp_path: Path) -> None:
         """
         calls = []
         real = _pipeline.process
-        def counting(module):
+        def counting(module, **kwargs):
             calls.append(module.__name__)
-            return real(module)
+            return real(module, **kwargs)
         _pipeline.process = counting
         _hook.install()
         import marked, plain, truthy
@@ -180,7 +180,7 @@ def test_processing_failure_never_breaks_the_import(tmp_path: Path) -> None:
         logging.getLogger("toolcall").addHandler(handler)
         logging.getLogger("toolcall").setLevel(logging.DEBUG)
         real = _pipeline.process
-        def broken(module):
+        def broken(module, **kwargs):
             raise RuntimeError("bug")
         _pipeline.process = broken
         _hook.install()

@@ -19,7 +19,7 @@ import _thread
 import os
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.machinery import (
     BYTECODE_SUFFIXES,
     EXTENSION_SUFFIXES,
@@ -29,7 +29,7 @@ from importlib.machinery import (
     SourceFileLoader,
     SourcelessFileLoader,
 )
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # importlib.abc costs milliseconds at `import toolcall`
     from importlib.abc import PathEntryFinder
@@ -43,16 +43,19 @@ __all__ = [
     "uninstall",
 ]
 
-def _observe(module: types.ModuleType) -> None:
+
+def _observe(module: types.ModuleType, source: object = None) -> None:
     """Process a freshly executed marked module; a failure here must never fail the import.
 
+    ``source`` is what the loader executed (a ``_pipeline.Source``), ``_pipeline.STALE``
+    when the file changed after the loader validated its ``.pyc``, or None when unknown.
     The pipeline is looked up at call time, not imported at module level: it pulls in the
     whole library, and this module is imported by ``toolcall/__init__`` itself.
     """
     try:
         from toolcall import _pipeline
 
-        _pipeline.process(module)
+        _pipeline.process(module, source=source, executed=True)  # type: ignore[arg-type]
     except Exception:
         import logging  # only on this failure path: logging costs a warm import milliseconds
 
@@ -64,13 +67,56 @@ def _observe(module: types.ModuleType) -> None:
 
 
 class ToolcallSourceLoader(SourceFileLoader):
-    """``SourceFileLoader`` that processes a module marked ``__toolcall__ = True`` after it ran."""
+    """``SourceFileLoader`` that processes a module marked ``__toolcall__ = True`` after it ran.
+
+    It also notes what the standard ``get_code`` read while loading: the source bytes when
+    it compiled them, the source's mtime and size when it validated a ``.pyc`` against them.
+    The cache key comes from those, never from a later read of a file that may have been
+    saved in between.
+    """
+
+    _seen: bytes | None = None
+    _stats: tuple[int, int] | None = None
+
+    def path_stats(self, path: str) -> Mapping[str, Any]:
+        stats = super().path_stats(path)
+        if path == self.path:
+            self._stats = (int(stats["mtime"]), int(stats["size"]))
+        return stats
+
+    def get_data(self, path: str) -> bytes:
+        data = super().get_data(path)
+        if path == self.path:
+            self._seen = data
+        return data
 
     def exec_module(self, module: types.ModuleType) -> None:
-        super().exec_module(module)
-        # The marker rule of ``_derive.module.is_marked``, inlined: this runs for every import.
-        if module.__dict__.get("__toolcall__") is True:
-            _observe(module)
+        self._seen = self._stats = None
+        try:
+            super().exec_module(module)
+            # The marker rule of ``_derive.module.is_marked``, inlined: it runs for every import.
+            if module.__dict__.get("__toolcall__") is True:
+                _observe(module, self._executed_source())
+        finally:
+            self._seen = self._stats = None
+
+    def _executed_source(self) -> object:
+        from toolcall import _pipeline
+
+        stats = self._stats
+        mtime = stats[0] if stats is not None else None
+        if self._seen is not None:
+            return _pipeline.Source(self._seen, mtime)
+        if stats is None:
+            return None
+        try:  # the .pyc ran: the file now must be the one it was validated against
+            st = os.stat(self.path)
+            data = super().get_data(self.path)
+        except OSError:
+            return _pipeline.STALE
+        if (int(st.st_mtime), st.st_size) != stats or len(data) != stats[1]:
+            return _pipeline.STALE
+        return _pipeline.Source(data, mtime)
 
 
 class ToolcallSourcelessLoader(SourcelessFileLoader):

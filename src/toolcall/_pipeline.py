@@ -1,63 +1,88 @@
 """Module -> entry: ask the cache, else derive, render, build plans and warn, once.
 
 This is the only module that knows all the stages. The hook hands it freshly executed
-marked modules; the public API hands it modules the hook never saw (``lookup``). It reads the
-cache first (every cache problem is a miss: the worst a broken cache costs is a derivation),
-derives and renders otherwise, issues the derivation and strict-mode warnings of a fresh
-derivation (never of a cached one), writes the entry, and registers it.
+marked modules, with the source bytes its loader executed; the public API hands it modules
+the hook never saw (``lookup``). It reads the cache first and checks what it read against
+the live module (``_trust``): every cache problem, forged or stale entries included, is a
+miss, and the worst a broken cache costs is a derivation. Otherwise it derives and renders,
+issues the derivation and strict-mode warnings of a fresh derivation (never of a cached
+one), writes the entry, and registers it.
+
+Freshness: an entry is keyed from the bytes that ran. The hook's loader captures them; a
+module processed lazily (no hook) is keyed from a read of its file, trusted only when the
+module's ``.pyc`` vouches for that read (same mtime and size, or the same hash), since the
+file may have been saved after the import. A module still executing (``emit`` from another
+thread mid-import, ``tool_names(__name__)`` in its own body) is derived in memory only and
+not registered: the hook's processing after execution, or the next lookup, builds the real
+entry.
 
 No lock is held while user code runs (a provider's ``resolve``, a module's ``__getattr__``):
-two threads processing the same module both derive, and the first to register wins.
+two threads processing the same module both derive, and the last to register wins.
+
+Derivation and rendering are imported on the first derivation, not by a warm load.
 """
 
 from __future__ import annotations
 
 import importlib
-import logging
 import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
-from toolcall import _registry, ir
+from toolcall import _registry, _trust, ir
 from toolcall._cache import store as _cache
-from toolcall._derive.module import (
-    Derived,
-    class_ref,
-    derive_function,
-    derive_module,
-    is_marked,
-    providers_of,
-    warn_at,
-)
+from toolcall._cache.fingerprint import SOURCE_LIMIT, header_matches, read_regular
 from toolcall._dispatch.plan import build_plan
-from toolcall._errors import NotAToolModule
+from toolcall._errors import NotAToolModule, ToolcallWarning
 from toolcall._names import FORMATS
 from toolcall._registry import ModuleEntry, Variants
-from toolcall._render.formats import render_variants
-from toolcall._render.schema import collect_strict_problems
-from toolcall._render.strict import strict_warnings
+
+if TYPE_CHECKING:
+    from toolcall._derive.module import Derived
 
 __all__ = [
+    "STALE",
     "LiveResolver",
+    "Source",
     "build",
     "derive",
     "entry_from_derived",
-    "import_ref",
     "lookup",
     "process",
 ]
 
-_log = logging.getLogger("toolcall")
 _DEFAULT_DIR: Any = object()
 
 
-class LiveResolver:
-    """Finds the live classes and providers an IR names, for dispatch plans.
+def _debug(message: str, *args: object, exc_info: bool = False) -> None:
+    """Log at DEBUG on ``toolcall``; logging is imported only when something goes wrong."""
+    import logging
 
-    A freshly derived module hands over what derivation met; an IR read from the cache
-    starts empty and imports by ``module:qualname`` on demand.
+    logging.getLogger("toolcall").debug(message, *args, exc_info=exc_info)
+
+
+class Source:
+    """The source a loader executed: its bytes and the mtime it validated them with."""
+
+    __slots__ = ("data", "mtime")
+
+    def __init__(self, data: bytes, mtime: int | None) -> None:
+        self.data = data
+        self.mtime = mtime
+
+
+STALE: Final = Source(b"", None)
+"""What the hook hands over when the source changed after its ``.pyc`` was validated: the
+bytes that ran are unknown, so the module is derived in memory only."""
+
+
+class LiveResolver:
+    """The live classes and providers an IR names, for dispatch plans.
+
+    Only what derivation met, or what the trust check verified for a cached entry: a name
+    it does not hold is a ``LookupError``, never an import.
     """
 
     def __init__(self, classes: dict[str, Any], providers: dict[str, Any]) -> None:
@@ -65,11 +90,11 @@ class LiveResolver:
         self._providers = providers
 
     def cls(self, ref: str) -> type:
-        found = self._classes.get(ref)
-        if found is None:
-            found = import_ref(ref)
-            self._classes[ref] = found
-        return found  # type: ignore[no-any-return]
+        try:
+            return self._classes[ref]  # type: ignore[no-any-return]
+        except KeyError:
+            msg = f"no class {ref}"
+            raise LookupError(msg) from None
 
     def provider(self, ref: str) -> Any:
         try:
@@ -79,17 +104,26 @@ class LiveResolver:
             raise LookupError(msg) from None
 
 
-def import_ref(ref: str) -> Any:
-    """``"pkg.mod:Outer.Inner"`` -> the object; ``LookupError`` when it is not reachable."""
-    module_name, _, qualname = ref.partition(":")
-    try:
-        obj: Any = sys.modules.get(module_name) or importlib.import_module(module_name)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except Exception as exc:
-        msg = f"cannot find {ref}"
-        raise LookupError(msg) from exc
-    return obj
+class _CachedVariants(Variants):
+    """Variants read from the cache: one too deep to freeze is rendered again from the IR
+    (which the trust check bounded) instead of raising ``RecursionError`` out of ``emit``."""
+
+    __slots__ = ("_ir",)
+
+    def __init__(self, stored: dict[tuple[str, bool], Any], module_ir: ir.ModuleIR) -> None:
+        super().__init__(stored)
+        self._ir = module_ir
+
+    def __getitem__(self, key: tuple[str, bool]) -> Any:
+        try:
+            return super().__getitem__(key)
+        except RecursionError:
+            _debug("toolcall: cached %s variant of %s too deep; rendering it", key, self._ir.module)
+        from toolcall._render.formats import render_variants
+
+        rendered, _ = render_variants(self._ir.tools, self._ir.module)
+        self.stored = {**self.stored, key: rendered[key]}
+        return super().__getitem__(key)
 
 
 def _entry(
@@ -97,9 +131,8 @@ def _entry(
     module_ir: ir.ModuleIR,
     functions: dict[str, Callable[..., Any]],
     resolver: LiveResolver,
-    variants: dict[tuple[str, bool], Any],
+    ready: Variants,
 ) -> ModuleEntry:
-    ready = Variants(variants)
     plans = {
         tool.name: build_plan(tool, functions[tool.name], resolver) for tool in module_ir.tools
     }
@@ -115,29 +148,40 @@ def _entry(
 
 def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> ModuleEntry:
     """Render a fresh derivation, issue its strict-mode warnings once, and build its entry."""
+    from toolcall._derive.module import warn_at
+    from toolcall._render.formats import render_variants
+
     variants, warnings = render_variants(derived.ir.tools, derived.ir.module)
     for tool, lines in zip(derived.ir.tools, warnings, strict=True):
         for line in lines:
             warn_at(derived.functions[tool.name], line)
     resolver = LiveResolver(derived.classes, derived.providers)
-    return _entry(module, derived.ir, derived.functions, resolver, variants)
+    return _entry(module, derived.ir, derived.functions, resolver, Variants(variants))
 
 
-def _entry_from_ir(
-    module: types.ModuleType,
-    module_ir: ir.ModuleIR,
-    variants: dict[tuple[str, bool], Any],
-) -> ModuleEntry:
-    """An entry for an IR that was not derived in this process (read from the cache)."""
+def _entry_from_cache(module: types.ModuleType, cached: _cache.Entry[Any]) -> ModuleEntry:
+    """An entry for an IR read from the cache, once ``_trust`` has checked it against
+    ``module``; raises ``Untrusted`` (or ``KeyError`` for a missing variant) otherwise."""
+    from toolcall._derive.module import candidates, class_ref, providers_of
+
     providers = {class_ref(type(p)): p for p in providers_of(module)}
-    functions = {
-        tool.name: import_ref(f"{module.__name__}:{tool.qualname}") for tool in module_ir.tools
-    }
-    return _entry(module, module_ir, functions, LiveResolver({}, providers), variants)
+    functions, classes = _trust.verify(
+        module,
+        cached.ir,
+        (dep.module for dep in cached.deps if dep.module),
+        candidates(module),
+        providers,
+    )
+    ready = _CachedVariants(_variants_from_cache(cached.variants), cached.ir)
+    return _entry(module, cached.ir, functions, LiveResolver(classes, providers), ready)
 
 
 def derive(fn: Callable[..., Any]) -> ir.Tool:
     """``toolcall.derive``: one function's IR, with the warnings a module's tool would get."""
+    from toolcall._derive.module import derive_function, warn_at
+    from toolcall._render.schema import collect_strict_problems
+    from toolcall._render.strict import strict_warnings
+
     tool, _ = derive_function(fn)
     schema, problems = collect_strict_problems(tool)
     for line in strict_warnings(tool.name, schema, problems):
@@ -145,76 +189,197 @@ def derive(fn: Callable[..., Any]) -> ir.Tool:
     return tool
 
 
-def process(module: types.ModuleType, *, directory: Any = _DEFAULT_DIR) -> ModuleEntry:
+def process(
+    module: types.ModuleType,
+    *,
+    directory: Any = _DEFAULT_DIR,
+    source: Source | None = None,
+    executed: bool = False,
+) -> ModuleEntry:
     """Load a marked module's entry from the cache, or derive and cache it; register it.
 
     ``directory`` overrides the cache location (``toolcall-cache build``); None keeps
-    everything in memory.
+    everything in memory. ``source`` is what the hook's loader executed; ``executed`` says
+    the caller knows the module body has finished (the hook, after ``exec_module``), which
+    ``__spec__._initializing`` would not tell yet.
     """
     if directory is _DEFAULT_DIR:
         directory = _cache.cache_dir()
-    entry, _ = _load_or_derive(module, directory)
+    finished = executed or not _executing(module)
+    if not finished:
+        directory = None
+    entry, _ = _load_or_derive(module, directory, source)
+    if not finished:
+        _debug("toolcall: %s is still executing; its tools so far are not kept", module.__name__)
+        return entry
     return _registry.register(entry)
 
 
 def build(module: types.ModuleType, directory: Path) -> bool:
     """Make sure ``directory`` holds a valid entry for ``module``; whether it does now."""
-    entry, stored = _load_or_derive(module, directory)
+    entry, stored = _load_or_derive(module, directory, None)
     _registry.register(entry)
     return stored
 
 
-def _load_or_derive(module: types.ModuleType, directory: Path | None) -> tuple[ModuleEntry, bool]:
+def _executing(module: types.ModuleType) -> bool:
+    """Whether the module body is still running (importlib marks its spec meanwhile)."""
+    spec = vars(module).get("__spec__")
+    return getattr(spec, "_initializing", False) is True
+
+
+def _load_or_derive(
+    module: types.ModuleType, directory: Path | None, source: Source | None
+) -> tuple[ModuleEntry, bool]:
     """The module's entry, and whether a valid entry for it is in ``directory`` afterwards."""
     name = module.__name__
-    origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
-    source = _read_source(origin)
+    spec = vars(module).get("__spec__")
+    origin = getattr(spec, "origin", None) or ""
+    if source is STALE:
+        source, directory = None, None
+    elif source is None:
+        source = _lazy_source(module, origin)
+    if directory is not None and not _cache.trusted(directory):
+        directory = None
     path: Path | None = None
+    sourceless = source is None and origin.endswith(".pyc")
     if directory is not None:
-        cached: _cache.Entry | None = None
+        cached: _cache.Entry[Any] | None = None
         if source is not None:
-            path = _cache.entry_path(directory, name, _cache.source_key(name, source))
+            path = _cache.entry_path(directory, name, _cache.source_key(name, source.data))
             cached = _cache.read_entry(path, raw_variants=True)
             if cached is not None and (cached.module != name or not _cache.deps_current(cached)):
                 cached = None
             if cached is not None:
                 _cache.touch_if_old(path)
-        elif origin.endswith(".pyc"):
+        elif sourceless:
             cached = _cache.find_sourceless(directory, name, origin)
         if cached is not None:
             try:
-                entry = _entry_from_ir(module, cached.ir, _variants_from_cache(cached.variants))
+                return _entry_from_cache(module, cached), True
+            except (_trust.Untrusted, KeyError) as exc:
+                _debug("toolcall: cache entry of %s not used: %s; deriving", name, exc)
             except Exception:
-                _log.debug("toolcall: cache entry of %s unusable; deriving", name, exc_info=True)
-            else:
-                return entry, True
+                _debug("toolcall: cache entry of %s unusable; deriving", name, exc_info=True)
+    if sourceless:
+        _warn_sourceless(module, origin, directory)
+    from toolcall._derive.module import derive_module
+
     derived = derive_module(module)
     entry = entry_from_derived(module, derived)
     if path is None or source is None:
         return entry, False
-    deps = [
-        _cache.dep_for_module(sys.modules[dep])
-        for dep in sorted(derived.dep_modules)
-        if dep in sys.modules
-    ]
+    deps = _dependencies(module, derived.dep_modules, source.data)
     try:
         record = _cache.make_entry(
-            derived.ir, origin, source, deps=deps, variants=_variants_for_cache(entry)
+            derived.ir,
+            origin,
+            source.data,
+            deps=deps,
+            variants=_variants_for_cache(entry),
+            mtime=source.mtime,
         )
     except OSError:
-        _log.debug("toolcall: cannot stat %s; not caching %s", origin, name, exc_info=True)
+        _debug("toolcall: cannot stat %s; not caching %s", origin, name, exc_info=True)
         return entry, False
     return entry, _cache.write_entry(path, record)
 
 
-def _read_source(origin: str) -> bytes | None:
+def _warn_sourceless(module: types.ModuleType, origin: str, directory: Path | None) -> None:
+    """Production loudness: a sourceless module derived without an entry loses its docs."""
+    import warnings
+
+    where = "the cache is disabled (TOOLCALL_CACHE=0)"
+    if directory is not None:
+        where = f"no valid entry for it in {directory}"
+    warnings.warn_explicit(
+        f"{module.__name__} has no source ({origin}) and {where}: its tools are derived "
+        "without their source, so under -OO every description is empty. Build entries "
+        "where the source is (`toolcall-cache build <package> --cache-dir DIR`), ship DIR "
+        "and point TOOLCALL_CACHE_DIR at it.",
+        ToolcallWarning,
+        origin or "<unknown>",
+        0,
+    )
+
+
+def _lazy_source(module: types.ModuleType, origin: str) -> Source | None:
+    """The source of a module the hook did not load, when the bytes on disk are provably
+    the ones that ran; None (derive in memory) otherwise.
+
+    The file may have been saved since the import, so when the module has a ``.pyc``
+    (``__cached__``), a read is used only if that ``.pyc`` was compiled from exactly these
+    bytes (their hash, or this mtime and size). Without one nothing can vouch for the read,
+    and it is used as is: the hook's loader is what makes keys exact (docs/cache.md).
+    """
     if not origin.endswith(".py"):
         return None
     try:
-        with open(origin, "rb") as f:
-            return f.read()
+        data, st = read_regular(origin, SOURCE_LIMIT)
     except OSError:
         return None
+    cached = vars(module).get("__cached__")
+    if isinstance(cached, str):
+        try:
+            header, _ = read_regular(cached, 16, prefix=True)
+        except OSError:
+            header = b""
+        if len(header) == 16:
+            import importlib.util
+
+            if header_matches(
+                header, importlib.util.source_hash(data).hex(), int(st.st_mtime), len(data)
+            ):
+                return Source(data, int(st.st_mtime))
+            return None
+    return Source(data, int(st.st_mtime))
+
+
+def _dependencies(
+    module: types.ModuleType, dep_modules: set[str], source: bytes
+) -> list[_cache.Dep]:
+    """Modules that contributed types or providers, plus the project modules the source
+    imports (a constant, alias or description taken from one must not go stale)."""
+    names = set(dep_modules) | _project_imports(module, source)
+    names.discard(module.__name__)
+    deps = []
+    for dep in sorted(names):
+        loaded = sys.modules.get(dep)
+        if loaded is not None:
+            deps.append(_cache.dep_for_module(loaded))
+    return deps
+
+
+def _project_imports(module: types.ModuleType, source: bytes) -> set[str]:
+    """The loaded modules named by the source's ``import`` statements that are user files
+    (not the standard library, not installed distributions)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    package = vars(module).get("__package__") or ""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            if not base:
+                continue
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {
+        name
+        for name in found
+        if name in sys.modules and _cache.dep_for_module(sys.modules[name]).kind == "file"
+    }
 
 
 def _variant_key(key: tuple[str, bool]) -> str:
@@ -252,7 +417,7 @@ def lookup(given: types.ModuleType | str) -> ModuleEntry:
     entry = _registry.current(module.__name__, module)
     if entry is not None:
         return entry
-    if not is_marked(module):
+    if vars(module).get("__toolcall__") is not True:  # the marker rule of _derive.module
         msg = (
             f"{module.__name__} is not a tool module: add `__toolcall__ = True` at its top "
             "to make its public functions tools"

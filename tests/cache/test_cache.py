@@ -21,6 +21,7 @@ import pytest
 
 import subproc
 from toolcall import ir
+from toolcall._cache import maintenance as _maint
 from toolcall._cache import store as _cache
 from toolcall._cache.store import Dep, Entry
 from work import count_calls
@@ -411,6 +412,7 @@ _WRITER = """
 import os, sys, time
 from pathlib import Path
 from toolcall import ir
+from toolcall._cache import maintenance as _maint
 from toolcall._cache import store as _cache
 
 directory, source = Path(sys.argv[1]), Path(sys.argv[2])
@@ -506,13 +508,17 @@ def test_dep_for_module_picks_the_cheapest_sound_fingerprint(
     """Stdlib -> python, installed dist -> its version, user file -> content, else unknown."""
     import json
 
-    assert _cache.dep_for_module(json) == Dep("python", "json", platform.python_version())
-    assert _cache.dep_for_module(msgspec) == Dep("dist", "msgspec", msgspec.__version__)
-    assert _cache.dep_for_module(msgspec.structs) == Dep("dist", "msgspec", msgspec.__version__)
+    python = platform.python_version()
+    assert _cache.dep_for_module(json) == Dep("python", "json", python, module="json")
+    version = msgspec.__version__
+    assert _cache.dep_for_module(msgspec) == Dep("dist", "msgspec", version, module="msgspec")
+    assert _cache.dep_for_module(msgspec.structs) == Dep(
+        "dist", "msgspec", version, module="msgspec.structs"
+    )
     user = make_module("X = 1\n")
-    assert _cache.dep_for_module(user) == _cache.file_dep(user.__file__)
+    assert _cache.dep_for_module(user) == _cache.file_dep(user.__file__, user.__name__)
     dynamic = types.ModuleType("dynamic")
-    assert _cache.dep_for_module(dynamic) == Dep("unknown", "dynamic", "")
+    assert _cache.dep_for_module(dynamic) == Dep("unknown", "dynamic", "", module="dynamic")
 
 
 def test_dep_for_module_hashes_files_a_distribution_does_not_list(tmp_path: Path) -> None:
@@ -521,13 +527,14 @@ def test_dep_for_module_hashes_files_a_distribution_does_not_list(tmp_path: Path
     for name in ("msgspec.extra", "json"):
         module = types.ModuleType(name)
         module.__file__ = str(write_source(tmp_path / f"{name}.py", "Y = 2\n"))
-        assert _cache.dep_for_module(module) == _cache.file_dep(module.__file__)
+        assert _cache.dep_for_module(module) == _cache.file_dep(module.__file__, name)
 
 
 def _entry_with(*deps: Dep) -> Entry:
     return Entry(
         module="m",
         source_path="/nowhere/m.py",
+        source_rel="m.py",
         source_digest="",
         pyc_hash="",
         source_mtime=0,
@@ -560,7 +567,9 @@ def test_find_sourceless_matches_the_pyc_header(
     for path in (source, models):
         py_compile.compile(str(path), cfile=str(path.with_suffix(".pyc")), invalidation_mode=mode)
         path.unlink()
-    assert _cache.find_sourceless(cache, "sless", source.with_suffix(".pyc")) == entry
+    found = _cache.find_sourceless(cache, "sless", source.with_suffix(".pyc"))
+    assert found is not None
+    assert (found.ir, found.created, found.deps) == (entry.ir, entry.created, entry.deps)
 
 
 @pytest.mark.parametrize("mode", _MODES)
@@ -593,7 +602,7 @@ def test_find_sourceless_misses_quietly(cache: Path, tmp_path: Path) -> None:
 
 
 def _statuses(directory: Path) -> dict[str, str]:
-    return {info.path.name: info.status for info in _cache.scan(directory)}
+    return {info.path.name: info.status for info in _maint.scan(directory)}
 
 
 def test_scan_classifies_every_file(cache: Path, tmp_path: Path) -> None:
@@ -632,7 +641,7 @@ def test_scan_classifies_every_file(cache: Path, tmp_path: Path) -> None:
         link.name: "unreadable",
         stale.name: "stale temp file",
     }
-    info = next(i for i in _cache.scan(cache) if i.path == valid)
+    info = next(i for i in _maint.scan(cache) if i.path == valid)
     assert (info.module, info.source_path, info.size) == (
         "valid",
         str(src / "valid.py"),
@@ -669,14 +678,14 @@ def test_scan_keeps_entries_of_other_pythons(
         path, _ = store(cache, source, deps=(Dep("python", "json", "3.99.0"),))
     assert _cache.read_entry(path) is None
     assert _statuses(cache) == {path.name: "valid"}
-    assert _cache.clean(cache) == (0, 0)
+    assert _maint.clean(cache) == (0, 0)
 
 
 def test_scan_of_missing_directory_is_empty(tmp_path: Path) -> None:
     """A cache that was never created has no entries."""
-    assert _cache.scan(tmp_path / "none") == []
-    assert _cache.clean(tmp_path / "none") == (0, 0)
-    assert _cache.clear(tmp_path / "none") == (0, 0)
+    assert _maint.scan(tmp_path / "none") == []
+    assert _maint.clean(tmp_path / "none") == (0, 0)
+    assert _maint.clear(tmp_path / "none") == (0, 0)
 
 
 def test_clean_removes_orphans_only_and_counts_bytes(cache: Path, tmp_path: Path) -> None:
@@ -695,11 +704,11 @@ def test_clean_removes_orphans_only_and_counts_bytes(cache: Path, tmp_path: Path
     (cache / "notes.txt").write_text("not ours")
     expected = (3, changed.stat().st_size + 7 + 10)
     before = sorted(os.listdir(cache))
-    assert _cache.clean(cache, dry_run=True) == expected
+    assert _maint.clean(cache, dry_run=True) == expected
     assert sorted(os.listdir(cache)) == before
-    assert _cache.clean(cache) == expected
+    assert _maint.clean(cache) == expected
     assert sorted(os.listdir(cache)) == sorted([valid.name, fresh.name, "notes.txt"])
-    assert _cache.clean(cache) == (0, 0)
+    assert _maint.clean(cache) == (0, 0)
 
 
 def test_clean_older_than_removes_unused_valid_entries(cache: Path, tmp_path: Path) -> None:
@@ -708,8 +717,8 @@ def test_clean_older_than_removes_unused_valid_entries(cache: Path, tmp_path: Pa
     unused, _ = store(cache, write_source(tmp_path / "unused.py"), module="unused")
     age(unused, 10 * 86400)
     size = unused.stat().st_size
-    assert _cache.clean(cache, older_than_days=20) == (0, 0)
-    assert _cache.clean(cache, older_than_days=5) == (1, size)
+    assert _maint.clean(cache, older_than_days=20) == (0, 0)
+    assert _maint.clean(cache, older_than_days=5) == (1, size)
     assert os.listdir(cache) == [recent.name]
 
 
@@ -720,15 +729,15 @@ def test_clean_spares_an_entry_replaced_since_the_scan(
     source = write_source(tmp_path / "m.py")
     path, entry = store(cache, source, module="m")
     source.write_text("# changed\n")
-    real_scan = _cache._scan
+    real_scan = _maint._scan
 
-    def scan_then_rewrite(directory: Path) -> list[tuple[_cache.EntryInfo, int]]:
+    def scan_then_rewrite(directory: Path) -> list[tuple[_maint.EntryInfo, int]]:
         found = real_scan(directory)
         assert _cache.write_entry(path, entry)
         return found
 
-    monkeypatch.setattr(_cache, "_scan", scan_then_rewrite)
-    assert _cache.clean(cache) == (0, 0)
+    monkeypatch.setattr(_maint, "_scan", scan_then_rewrite)
+    assert _maint.clean(cache) == (0, 0)
     assert path.exists()
 
 
@@ -757,7 +766,7 @@ def test_clear_removes_all_entries_and_temps_only(cache: Path, tmp_path: Path) -
     (cache / "other.tmp").write_text("not ours either")
     (cache / "sub.tcc").mkdir()
     expected = (3, valid.stat().st_size + 7 + 5)
-    assert _cache.clear(cache) == expected
+    assert _maint.clear(cache) == expected
     assert sorted(os.listdir(cache)) == ["notes.txt", "other.tmp", "sub.tcc"]
 
 
@@ -791,13 +800,15 @@ def test_clean_hashes_each_source_once_and_scales_linearly(
     dropped.write_text("# changed\n")
     hashed: list[int] = []
     checked: list[Dep] = []
-    digest, dep_current = _cache.digest, _cache.dep_current
-    monkeypatch.setattr(_cache, "digest", lambda data: hashed.append(len(data)) or digest(data))
-    monkeypatch.setattr(_cache, "dep_current", lambda d: checked.append(d) or dep_current(d))
-    (count, _), small_calls = count_calls(lambda: _cache.clean(small))
+    digest, dep_current = _maint.digest, _maint.dep_current
+    monkeypatch.setattr(_maint, "digest", lambda data: hashed.append(len(data)) or digest(data))
+    monkeypatch.setattr(
+        _maint, "dep_current", lambda d, roots: checked.append(d) or dep_current(d, roots)
+    )
+    (count, _), small_calls = count_calls(lambda: _maint.clean(small))
     assert count == 500
     assert (len(hashed), checked) == (2, [dep])
-    (count, _), large_calls = count_calls(lambda: _cache.clean(large))
+    (count, _), large_calls = count_calls(lambda: _maint.clean(large))
     assert count == 2500
     assert (len(hashed), checked) == (4, [dep, dep])
     assert len(os.listdir(large)) == 2500

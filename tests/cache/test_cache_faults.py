@@ -30,7 +30,9 @@ import subproc
 import toolcall
 from projects import EMIT_ALL, write_project
 from toolcall import _pipeline, ir
+from toolcall._cache import maintenance
 from toolcall._cache import store as _cache
+from toolcall._derive import module as derivation
 
 # Wraps os.open / os.write / os.replace in the child so that only the cache's own temp file
 # is affected: the fds it creates under TOOLCALL_CACHE_DIR are recorded.
@@ -201,7 +203,7 @@ def test_process_killed_mid_write_leaves_no_entry(
         assert len(left) == len(reference.data) // 2
     else:
         # The temp is a whole, valid entry: only its name keeps readers away from it.
-        complete = _cache._decoder.decode(_cache._payload(left))
+        complete = _cache._decoder.decode(_cache.payload(left))
         assert complete.ir == reference.entry.ir
     assert _cache.read_entry(temp) is None
     output, stderr = emitted(reference.project, cache)
@@ -210,7 +212,7 @@ def test_process_killed_mid_write_leaves_no_entry(
     assert sorted(cache.iterdir()) == sorted([cache / reference.name, temp])
     reference.assert_rebuilt(cache)
     age(temp, 120)
-    assert _cache.clean(cache) == (1, len(left))
+    assert maintenance.clean(cache) == (1, len(left))
     assert sorted(cache.iterdir()) == [cache / reference.name]
 
 
@@ -367,7 +369,7 @@ def test_read_only_cache_still_serves_its_entries(
 
     monkeypatch.setattr(_cache.os, "open", read_only_open)
     monkeypatch.setattr(_cache.os, "utime", read_only_utime)
-    monkeypatch.setattr(_pipeline, "derive_module", no_derivation)
+    monkeypatch.setattr(derivation, "derive_module", no_derivation)
     caplog.set_level(logging.DEBUG, logger="toolcall")
     _pipeline.process(module)
     assert toolcall.emit(module, "openai") == SHIP_OPENAI

@@ -4,15 +4,22 @@ Content digests for the user's files; versions standing in for the standard libr
 installed distributions (so a warm import hashes only the user's own files); and the
 ``.pyc`` header fields (PEP 552) that let an entry verify a source that a deployment
 compiled and then deleted.
+
+Every path read here comes from an entry, which anyone who can write the cache directory
+can forge, so files are opened the way ``read_regular`` does: non-blocking (a FIFO must not
+hang an import), regular files only (``/dev/zero`` must not exhaust memory), and bounded.
+File dependencies are recorded relative to the ``sys.path`` entry they were imported from,
+so a deployment tree that is moved after ``toolcall-cache build`` still verifies.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import importlib.util
-import logging
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from functools import cache
@@ -22,21 +29,70 @@ from typing import Final, TypeAlias
 import msgspec
 
 __all__ = [
+    "SOURCE_LIMIT",
     "Dep",
     "dep_current",
     "dep_for_module",
     "digest",
     "file_dep",
     "header_matches",
+    "import_relative",
+    "locate",
     "pyc_header",
+    "read_regular",
     "sourceless_matches",
 ]
 
 StrPath: TypeAlias = "str | os.PathLike[str]"
 
 UINT32: Final = 0xFFFFFFFF
+SOURCE_LIMIT: Final = 64 << 20
+"""Largest source or dependency file read: anything bigger is not a file we recorded."""
 
-_log = logging.getLogger("toolcall")
+_NOFOLLOW: Final[int] = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def _debug(message: str, *args: object) -> None:
+    """Log at DEBUG on ``toolcall``; logging is imported only when something goes wrong."""
+    import logging
+
+    logging.getLogger("toolcall").debug(message, *args)
+
+
+def read_regular(
+    path: StrPath, limit: int, *, follow: bool = True, prefix: bool = False
+) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file and its ``fstat``; ``OSError`` for anything else.
+
+    Opened non-blocking (a FIFO planted at the path returns at once instead of hanging),
+    checked with ``fstat`` before reading (a device, FIFO or directory is refused), and
+    read at most ``limit`` bytes: a larger file is refused, or with ``prefix`` only its
+    first ``limit`` bytes are read. ``follow=False`` refuses a symlink (cache entries).
+    """
+    if not follow and not _NOFOLLOW and os.path.islink(path):
+        raise OSError(errno.ELOOP, "is a symbolic link", os.fspath(path))
+    fd = os.open(path, _OPEN_FLAGS | (0 if follow else _NOFOLLOW))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if st.st_size > limit and not prefix:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", os.fspath(path))
+        chunks: list[bytes] = []
+        remaining = limit + (0 if prefix else 1)
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"grew past {limit} bytes", os.fspath(path))
+    return data, st
 
 
 def digest(data: bytes) -> str:
@@ -47,11 +103,14 @@ def digest(data: bytes) -> str:
 class Dep(msgspec.Struct, frozen=True, omit_defaults=True):
     """Something an entry was derived from besides its own source.
 
-    ``kind`` says how ``digest`` is checked: ``"file"`` (``name`` is an absolute path,
-    ``digest`` the blake2b hex of its bytes), ``"dist"`` (an installed distribution and
-    its version), ``"python"`` (a standard library module and ``platform.python_version()``).
-    ``"unknown"`` marks a module that cannot be fingerprinted; it is never current, so an
-    entry that depends on one is never trusted.
+    ``kind`` says how ``digest`` is checked: ``"file"`` (``name`` is the file's path
+    relative to the ``sys.path`` entry it was imported from, or absolute when it was not
+    under one; ``digest`` the blake2b hex of its bytes), ``"dist"`` (an installed
+    distribution and its version), ``"python"`` (a standard library module and
+    ``platform.python_version()``). ``"unknown"`` marks a module that cannot be
+    fingerprinted; it is never current, so an entry that depends on one is never trusted.
+    ``module`` is the dotted name of the module the dependency stands for: it is where a
+    moved file is looked for first, and what the trust check accepts class references from.
 
     ``pyc_hash``, ``source_mtime`` and ``source_size`` are what a ``.pyc`` header of a
     ``"file"`` dependency carries, so that the dependency still verifies in a deployment
@@ -61,21 +120,76 @@ class Dep(msgspec.Struct, frozen=True, omit_defaults=True):
     kind: str
     name: str
     digest: str
+    module: str = ""
     pyc_hash: str = ""
     source_mtime: int = 0
     source_size: int = 0
 
 
-def file_dep(path: StrPath) -> Dep:
+def import_relative(path: str, module: str = "") -> str:
+    """``path`` relative to the ``sys.path`` entry ``module`` was imported from.
+
+    A dotted name ``a.b`` lives at ``<entry>/a/b.py`` (or ``a/b/__init__.py``), so the
+    entry is found by stripping as many trailing components as the name implies; without a
+    usable name, the longest ``sys.path`` entry containing the file decides. A path under
+    none of them stays absolute.
+    """
+    absolute = os.path.abspath(path)
+    parts = absolute.split(os.sep)
+    depth = module.count(".") + 1 if module else 0
+    if depth and parts[-1].startswith("__init__."):
+        depth += 1
+    if depth and len(parts) > depth:
+        expected = module.split(".")
+        tail = [os.path.splitext(p)[0] for p in parts[-depth:]]
+        if tail[: len(expected)] == expected:
+            return "/".join(parts[-depth:])
+    best = ""
+    for entry in sys.path:
+        root = os.path.join(os.path.abspath(entry or os.curdir), "")
+        if absolute.startswith(root) and len(root) > len(best):
+            best = root
+    if best:
+        return absolute[len(best) :].replace(os.sep, "/")
+    return absolute
+
+
+def locate(name: str, module: str = "", roots: tuple[str, ...] | None = None) -> str:
+    """Where a recorded file is now.
+
+    At run time (``roots`` None): the loaded module's own file, else the first ``sys.path``
+    entry (or the current directory) holding the file or a ``.pyc`` of it. ``toolcall-cache``
+    passes the import roots its entry's source was found under instead, then searches
+    ``sys.path``: the modules it has loaded itself say nothing about the application's.
+    The path returned may not exist; checking it is the caller's business.
+    """
+    if roots is None:
+        loaded = sys.modules.get(module) if module else None
+        file = getattr(loaded, "__file__", None) if loaded is not None else None
+        if isinstance(file, str):
+            return file[:-1] if file.endswith(".pyc") else file
+        roots = ()
+    if os.path.isabs(name):
+        return name
+    relative = name.replace("/", os.sep)
+    first = ""
+    for entry in (*roots, *sys.path, os.curdir):
+        candidate = os.path.join(os.path.abspath(entry or os.curdir), relative)
+        if os.path.exists(candidate) or os.path.exists(candidate + "c"):
+            return candidate
+        first = first or candidate
+    return first
+
+
+def file_dep(path: StrPath, module: str = "") -> Dep:
     """A dependency on a file's contents. Raises ``OSError`` when it cannot be read."""
     absolute = os.path.abspath(path)
-    with open(absolute, "rb") as f:
-        data = f.read()
-        st = os.fstat(f.fileno())
+    data, st = read_regular(absolute, SOURCE_LIMIT)
     return Dep(
         "file",
-        absolute,
+        import_relative(absolute, module),
         digest(data),
+        module=module,
         pyc_hash=importlib.util.source_hash(data).hex(),
         source_mtime=int(st.st_mtime),
         source_size=st.st_size & UINT32,
@@ -93,24 +207,25 @@ def dep_for_module(module: ModuleType) -> Dep:
     top = module.__name__.partition(".")[0]
     file = getattr(module, "__file__", None)
     if _is_stdlib(top, file):
-        return Dep("python", top, _python_version())
+        return Dep("python", top, _python_version(), module=module.__name__)
     if isinstance(file, str):
         path = os.path.abspath(file)
         dist = _owning_dist(top, path)
         if dist is not None:
-            return Dep("dist", dist[0], dist[1])
+            return Dep("dist", dist[0], dist[1], module=module.__name__)
         with contextlib.suppress(OSError):
-            return file_dep(path)
-    return Dep("unknown", module.__name__, "")
+            return file_dep(path, module.__name__)
+    return Dep("unknown", module.__name__, "", module=module.__name__)
 
 
-def dep_current(dep: Dep) -> bool:
+def dep_current(dep: Dep, roots: tuple[str, ...] | None = None) -> bool:
+    """Whether ``dep`` is unchanged (``roots`` as for ``locate``)."""
     if dep.kind == "file":
+        path = locate(dep.name, dep.module, roots)
         try:
-            with open(dep.name, "rb") as f:
-                data = f.read()
+            data, _ = read_regular(path, SOURCE_LIMIT)
         except OSError:
-            return sourceless_matches(dep.name, dep.pyc_hash, dep.source_mtime, dep.source_size)
+            return sourceless_matches(path, dep.pyc_hash, dep.source_mtime, dep.source_size)
         return digest(data) == dep.digest
     if dep.kind == "dist":
         return _installed_version(dep.name) == dep.digest
@@ -183,7 +298,7 @@ def _owning_dist(top: str, path: str) -> tuple[str, str] | None:
                 return name, version
     except Exception as exc:
         # Broken third-party metadata must not break an import; hashing the file is sound.
-        _log.debug("toolcall cache: cannot tell which distribution has %s: %r", path, exc)
+        _debug("toolcall cache: cannot tell which distribution has %s: %r", path, exc)
     return None
 
 
@@ -199,8 +314,7 @@ def _installed_version(name: str) -> str | None:
 
 def pyc_header(path: StrPath) -> bytes | None:
     try:
-        with open(path, "rb") as f:
-            header = f.read(16)
+        header, _ = read_regular(path, 16, prefix=True)
     except OSError:
         return None
     return header if len(header) == 16 else None

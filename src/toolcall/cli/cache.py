@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from toolcall._cache import maintenance as _maintenance
 from toolcall._cache import store as _cache
 from toolcall._version import __version__
 
@@ -46,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _list(directory: Path, args: argparse.Namespace) -> int:
-    infos = _cache.scan(directory)
+    infos = _maintenance.scan(directory)
     where = "" if directory.is_dir() else " (not created yet)"
     print(f"cache: {directory}{where}")
     rows = [(i.module or "?", _size(i.size), i.status, i.source_path or "-") for i in infos]
@@ -58,14 +59,16 @@ def _list(directory: Path, args: argparse.Namespace) -> int:
 
 
 def _clean(directory: Path, args: argparse.Namespace) -> int:
-    count, size = _cache.clean(directory, dry_run=args.dry_run, older_than_days=args.older_than)
+    count, size = _maintenance.clean(
+        directory, dry_run=args.dry_run, older_than_days=args.older_than
+    )
     verb = "would remove" if args.dry_run else "removed"
     print(f"{verb} {_count(count, size)}")
     return 0
 
 
 def _clear(directory: Path, args: argparse.Namespace) -> int:
-    count, size = _cache.clear(directory)
+    count, size = _maintenance.clear(directory)
     print(f"removed {_count(count, size)}")
     return 0
 
