@@ -32,6 +32,6 @@ class ToolcallWarning(UserWarning):
     Issued at derivation (never replayed from the cache), pointing at the function's
     file and line. ``toolcall check`` prints every one afresh and fails on any, for CI;
     ``warnings.simplefilter("error", toolcall.ToolcallWarning)`` makes them exceptions in a
-    program. (``python -W error::toolcall.ToolcallWarning`` cannot: ``-W`` is read before
+    program, raised by the module's first ``emit``/``run`` (the hook never fails an import). (``python -W error::toolcall.ToolcallWarning`` cannot: ``-W`` is read before
     installed packages are importable, so Python ignores it.)
     """
