@@ -14,6 +14,7 @@ import pytest
 
 import subproc
 import toolcall
+from toolcall._names import FORMATS
 from toolcall.cli.discover import DiscoveryError, find_modules, is_marked_source
 
 WEATHER = '''\
@@ -370,7 +371,8 @@ def test_help(tmp_path: Path) -> None:
     result = run("export", "--help", cwd=tmp_path)
     text = result.stdout.decode()
     assert result.returncode == 0
-    for option in ("--format {openai,anthropic,mcp}", "--strict", "--out FILE", "--path DIR"):
+    formats = "--format {" + ",".join(FORMATS) + "}"
+    for option in (formats, "--strict", "--out FILE", "--path DIR"):
         assert option in text
     assert "__init__.py" in text
 
