@@ -35,6 +35,7 @@ def test_public_surface():
     """`toolcall.__all__` is exactly the SPEC's names, and each exists."""
     assert set(toolcall.__all__) == {
         "Err",
+        "Injected",
         "NotAToolModule",
         "Ok",
         "Param",
@@ -54,6 +55,7 @@ def test_public_surface():
         "param",
         "render",
         "run",
+        "tool",
         "tool_names",
         "uninstall",
     }
@@ -125,7 +127,7 @@ def test_emit_anthropic_mcp_describe():
 def test_unknown_format():
     """An unknown format raises ValueError naming the valid ones."""
     with pytest.raises(ValueError, match="openai"):
-        toolcall.emit(weather, "gemini")
+        toolcall.emit(weather, "cohere")
 
 
 def test_emit_is_precomputed_and_safe_from_mutation():

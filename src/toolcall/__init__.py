@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from toolcall import ir
     from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
     from toolcall._emit import derive, render
-    from toolcall._markers import Param, exclude, param
+    from toolcall._markers import Injected, Param, exclude, param, tool
     from toolcall._render.strict import check_strict
     from toolcall._run import arun, run
     from toolcall._toolbox import Toolbox
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Err",
+    "Injected",
     "NotAToolModule",
     "Ok",
     "Param",
@@ -50,6 +51,7 @@ __all__ = [
     "param",
     "render",
     "run",
+    "tool",
     "tool_names",
     "uninstall",
 ]
@@ -62,6 +64,8 @@ _LAZY: dict[str, str] = {
     "Param": "toolcall._markers",
     "exclude": "toolcall._markers",
     "param": "toolcall._markers",
+    "Injected": "toolcall._markers",
+    "tool": "toolcall._markers",
     "Toolbox": "toolcall._toolbox",
     "arun": "toolcall._run",
     "run": "toolcall._run",

@@ -7,16 +7,31 @@ Nothing here validates against the function, because a warning belongs to deriva
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar, overload
 
-__all__ = ["Param", "exclude", "param"]
+from toolcall._names import TOOL_NAME_RULE, valid_tool_name
+
+__all__ = [
+    "Injected",
+    "Param",
+    "ToolMeta",
+    "exclude",
+    "is_field_info",
+    "is_injected_marker",
+    "param",
+    "tool",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXCLUDE_ATTR = "__toolcall_exclude__"
 PARAMS_ATTR = "__toolcall_params__"
+TOOL_ATTR = "__toolcall_tool__"
+
+MCP_HINTS: Final = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
+"""The MCP tool annotations ``@toolcall.tool(annotations=...)`` accepts."""
 
 WIRES = frozenset({"string_integer"})
 
@@ -71,3 +86,114 @@ def exclude(fn: F) -> F:
     """Keep a public function of a marked module out of its tools."""
     setattr(fn, EXCLUDE_ATTR, True)
     return fn
+
+
+class _InjectedMarker:
+    """The type of :data:`Injected`; one instance, which ``Injected()`` also returns."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "toolcall.Injected"
+
+    def __call__(self) -> _InjectedMarker:
+        return self
+
+
+Injected: Final = _InjectedMarker()
+"""``Annotated[T, toolcall.Injected]``: the program supplies this parameter, not the model.
+
+It is left out of the schema; ``toolcall.run(..., inject={"name": value})`` supplies it.
+
+Examples
+--------
+>>> from typing import Annotated
+>>> import toolcall
+>>> def whoami(session: Annotated[dict, toolcall.Injected]) -> str: ...
+"""
+
+
+def is_injected_marker(obj: object) -> bool:
+    return obj is Injected or obj is _InjectedMarker
+
+
+def is_field_info(obj: object) -> bool:
+    """Whether ``obj`` is a pydantic ``FieldInfo`` (``Field(...)``), without importing pydantic."""
+    cls = type(obj)
+    return cls.__name__ == "FieldInfo" and (cls.__module__ or "").startswith("pydantic")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMeta:
+    """What ``@toolcall.tool`` recorded; ``None`` / empty means "derive it as usual"."""
+
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+    annotations: Mapping[str, bool] | None = None
+
+
+@overload
+def tool(fn: F, /) -> F: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    title: str | None = None,
+    annotations: Mapping[str, bool] | Any = None,
+) -> Callable[[F], F]: ...
+def tool(
+    fn: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    title: str | None = None,
+    annotations: Mapping[str, bool] | Any = None,
+) -> Any:
+    """Tool metadata the function itself cannot carry; it marks nothing by itself.
+
+    ``name`` replaces the function name as the tool name (it must follow the providers' name
+    rule), ``description`` replaces the docstring's description, and ``title`` and
+    ``annotations`` (MCP hints: ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
+    ``openWorldHint``; a dict, or the MCP SDK's ``ToolAnnotations``) appear in the ``mcp``
+    variant. These are runtime values, so they survive ``python -OO``.
+
+    Examples
+    --------
+    >>> import toolcall
+    >>> @toolcall.tool(name="qdrant-find", annotations={"readOnlyHint": True})
+    ... def find(query: str) -> list[str]: ...
+    """
+    if name is not None and not (isinstance(name, str) and valid_tool_name(name)):
+        msg = f"tool name {name!r} does not match {TOOL_NAME_RULE}, which providers require"
+        raise ValueError(msg)
+    meta = ToolMeta(name, description, title, _hints(annotations))
+
+    def mark(target: F) -> F:
+        setattr(target, TOOL_ATTR, meta)
+        return target
+
+    return mark(fn) if fn is not None else mark
+
+
+def _hints(annotations: Any) -> dict[str, bool] | None:
+    """The MCP hints as a plain dict; an MCP SDK ``ToolAnnotations`` is read by its fields."""
+    if annotations is None:
+        return None
+    if not isinstance(annotations, Mapping) and hasattr(annotations, "model_dump"):
+        annotations = annotations.model_dump(by_alias=True, exclude_none=True)
+        annotations.pop("title", None)
+    if not isinstance(annotations, Mapping):
+        msg = f"annotations must be a dict of MCP hints, not {type(annotations).__name__}"
+        raise TypeError(msg)
+    unknown = sorted(set(annotations) - MCP_HINTS)
+    if unknown:
+        msg = f"unknown MCP tool annotations {unknown}; expected: {', '.join(sorted(MCP_HINTS))}"
+        raise ValueError(msg)
+    for key, value in annotations.items():
+        if not isinstance(value, bool):
+            msg = f"annotation {key} must be True or False, not {value!r}"
+            raise TypeError(msg)
+    return dict(annotations)

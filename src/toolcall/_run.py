@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import types
+from collections.abc import Mapping
 from typing import Any
 
 from toolcall._dispatch.result import Err, Ok, ToolError
@@ -12,13 +13,23 @@ from toolcall._registry import index
 __all__ = ["arun", "run"]
 
 
-def run(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
+def run(
+    module: types.ModuleType | str,
+    name: str,
+    args: Any,
+    *,
+    inject: Mapping[str, Any] | None = None,
+) -> Ok[Any] | Err:
     """Validate ``args``, restore their Python shapes and call the tool.
 
     Never raises for bad input: every problem is an ``Err`` whose ``ToolError`` a model
     can act on. ``NotAToolModule`` is raised for a module that is not marked, since
-    that is the program's mistake, not the model's.
+    that is the program's mistake, not the model's. ``inject`` supplies the parameters the
+    model never sees (a framework's context, ``Annotated[T, toolcall.Injected]``); names the
+    tool does not inject are ignored, and a ``TypeError`` says which one is missing.
     """
+    if inject is not None:
+        return _run(module, name, args, inject)
     # The common case is one expression: a processed module, a tool called before. The
     # first calls, unknown names and values that are not modules go the long way round.
     try:
@@ -30,8 +41,16 @@ def run(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
     return _run(module, name, args)
 
 
-async def arun(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
+async def arun(
+    module: types.ModuleType | str,
+    name: str,
+    args: Any,
+    *,
+    inject: Mapping[str, Any] | None = None,
+) -> Ok[Any] | Err:
     """Like :func:`run`, awaiting ``async def`` tools; plain tools run inline."""
+    if inject is not None:
+        return await _arun(module, name, args, inject)
     try:
         call = index[module].aruns[name]
     except (KeyError, TypeError):
@@ -41,25 +60,35 @@ async def arun(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] 
     return await _arun(module, name, args)
 
 
-def _run(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
+def _run(
+    module: types.ModuleType | str,
+    name: str,
+    args: Any,
+    inject: Mapping[str, Any] | None = None,
+) -> Ok[Any] | Err:
     entry = lookup(module)
     try:
         plan = entry.plans[name]
     except (KeyError, TypeError):
         return Err(ToolError.unknown_tool(name, entry.tool_names))
-    result = plan.run(args)
+    result = plan.run_with(args, inject)
     if plan.prepared:
         entry.runs[name] = plan.run
     return result
 
 
-async def _arun(module: types.ModuleType | str, name: str, args: Any) -> Ok[Any] | Err:
+async def _arun(
+    module: types.ModuleType | str,
+    name: str,
+    args: Any,
+    inject: Mapping[str, Any] | None = None,
+) -> Ok[Any] | Err:
     entry = lookup(module)
     try:
         plan = entry.plans[name]
     except (KeyError, TypeError):
         return Err(ToolError.unknown_tool(name, entry.tool_names))
-    result = await plan.arun(args)
+    result = await plan.arun_with(args, inject)
     if plan.prepared:
         entry.aruns[name] = plan.arun
     return result

@@ -30,12 +30,10 @@ act on, never as a protocol error.
 from __future__ import annotations
 
 import importlib
-import inspect
 import logging
 import socket
 import sys
 import types
-import typing
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -58,6 +56,7 @@ except ImportError as exc:
 
 import toolcall
 from toolcall import ir
+from toolcall._pipeline import lookup
 
 __all__ = ["build_server", "run_server", "serve"]
 
@@ -85,17 +84,17 @@ def build_server(
     tools that block; by default they run inline, which is faster for tools that do not.
     """
     box = toolcall.Toolbox(*members)
-    functions = _functions(members)
+    tools = _tools(members)
     structured: set[str] = set()
     listing: list[mcp_types.Tool] = []
     for definition in box.emit("mcp"):
-        fn = functions.get(definition["name"])
-        schema = _output_schema(fn) if fn is not None else None
+        tool = tools.get(definition["name"])
+        schema = _output_schema(tool) if tool is not None else None
         if schema is not None:
             structured.add(definition["name"])
         listing.append(mcp_types.Tool.model_validate({**definition, "outputSchema": schema}))
     threaded = frozenset(
-        tool for tool, fn in functions.items() if run_sync_in_thread and not _is_async(fn)
+        name for name, tool in tools.items() if run_sync_in_thread and not tool.is_async
     )
     handlers = _Handlers(box, listing, frozenset(structured), threaded)
     return Server(
@@ -224,71 +223,39 @@ def _error(message: str) -> mcp_types.CallToolResult:
     return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=message)], is_error=True)
 
 
-def _functions(members: tuple[Member, ...]) -> dict[str, Callable[..., Any]]:
-    """Each tool's function, by tool name, for what the served definitions do not carry:
-    the return annotation and whether it is ``async``."""
-    found: dict[str, Callable[..., Any]] = {}
+def _tools(members: tuple[Member, ...]) -> dict[str, ir.Tool]:
+    """Each tool's IR, by tool name, for what the served definitions do not carry: the
+    return type and whether it is ``async``."""
+    found: dict[str, ir.Tool] = {}
     for member in members:
         if isinstance(member, types.ModuleType | str):
             module = importlib.import_module(member) if isinstance(member, str) else member
-            for tool in toolcall.tool_names(module):
-                fn = getattr(module, tool, None)
-                if callable(fn):
-                    found[tool] = fn
+            found.update((tool.name, tool) for tool in lookup(module).ir.tools)
         else:
-            found[member.__name__] = member
+            with warnings.catch_warnings():  # the Toolbox has issued them already
+                warnings.simplefilter("ignore", toolcall.ToolcallWarning)
+                tool = toolcall.derive(member)
+            found[tool.name] = tool
     return found
 
 
-def _is_async(fn: Callable[..., Any]) -> bool:
-    """As the dispatch plan decides it, so a tool run in a thread is never an ``async`` one."""
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(inspect.unwrap(fn))
+def _output_schema(tool: ir.Tool) -> dict[str, Any] | None:
+    """The schema of the tool's return type when it is one MCP can declare, else None.
 
-
-def _output_schema(fn: Callable[..., Any]) -> dict[str, Any] | None:
-    """The schema of ``fn``'s return type when it is one MCP can declare, else None.
-
-    The type is derived as the only parameter of a stand-in function, through the public
-    ``toolcall.derive``: the same type machinery as the arguments, providers of ``fn``'s
-    module included. Its warnings are silenced: the type is only a description here, and a
-    return type toolcall cannot express costs the output schema, not the tool.
+    Rendered as the only parameter of a stand-in tool, so it is the schema toolcall would
+    read that type with.
     """
-    hint = _return_hint(fn)
-    if hint is None:
+    value_type = tool.returns
+    if (
+        value_type is None
+        or value_type.kind != "object"
+        or value_type.nullable
+        or not _encodes_as_declared(value_type)
+    ):
         return None
-
-    def returned(value: Any) -> None:
-        """Stand-in whose parameter carries the return type."""
-
-    returned.__annotations__ = {"value": hint}
-    returned.__module__ = getattr(fn, "__module__", None) or __name__
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", toolcall.ToolcallWarning)
-        stand_in = toolcall.derive(returned)
-    value_type = stand_in.parameters[0].type
-    if value_type.kind != "object" or value_type.nullable or not _encodes_as_declared(value_type):
-        return None
+    stand_in = ir.Tool(name="returned", parameters=(ir.Parameter(name="value", type=value_type),))
     schema: dict[str, Any] = toolcall.render(stand_in, "mcp")["inputSchema"]["properties"]["value"]
     return schema
-
-
-def _return_hint(fn: Callable[..., Any]) -> Any:
-    """The evaluated return annotation; None when absent or when it cannot be evaluated.
-
-    Evaluated alone, so a parameter annotation that does not resolve cannot lose it.
-    """
-    inner = inspect.unwrap(fn)
-    raw = getattr(inner, "__annotations__", {}).get("return")
-    if raw is None:
-        return None
-    holder = types.SimpleNamespace(__annotations__={"return": raw})
-    try:
-        hints = typing.get_type_hints(
-            holder, globalns=getattr(inner, "__globals__", None), include_extras=True
-        )
-    except Exception:  # an unresolvable forward reference: no output schema, the tool stays
-        return None
-    return hints["return"]
 
 
 def _encodes_as_declared(t: ir.Type) -> bool:
@@ -297,7 +264,7 @@ def _encodes_as_declared(t: ir.Type) -> bool:
     The schema is the one dispatch reads arguments with; a few types are read in one shape
     and written in another, and a structured result must match its schema exactly.
     """
-    if t.py in ("decimal", "namedtuple") or t.provider or t.wire:
+    if t.py in ("decimal", "namedtuple", "model", "pydantic") or t.provider or t.wire:
         return False
     if t.py == "struct" and not _plain_struct(t.ref):
         return False
@@ -309,7 +276,7 @@ def _plain_struct(ref: str) -> bool:
     """A ``msgspec.Struct`` encoded as an object of its field names (not renamed, tagged or
     ``array_like``); False when the class cannot be found."""
     module_name, _, qualname = ref.partition(":")
-    cls: Any = sys.modules.get(module_name)
+    cls: Any = sys.modules.get(module_name)  # the tool's module imported it: no import here
     for part in qualname.split("."):
         cls = getattr(cls, part, None)
     if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):

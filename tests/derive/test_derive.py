@@ -7,6 +7,7 @@ import warnings
 import pytest
 
 import toolcall
+from toolcall._scalars import INTEGER_STRING_PATTERN
 
 
 def schema(module, tool: int = 0) -> dict:
@@ -311,7 +312,7 @@ def test_param_decorator_and_unknown_name(make_module):
     )
     assert prop(module, "user_id") == {
         "type": "string",
-        "pattern": r"^-?\d+$",
+        "pattern": INTEGER_STRING_PATTERN,
         "description": "Snowflake id",
     }
     assert any("nope" in message for message in caught)

@@ -12,6 +12,7 @@ import warnings
 import pytest
 
 import toolcall
+from toolcall._scalars import DECIMAL_PATTERN, INTEGER_STRING_PATTERN
 
 PRELUDE = """
 __toolcall__ = True
@@ -186,7 +187,7 @@ def reason(module, value) -> str | None:
         ("datetime.date", {"type": "string", "format": "date"}),
         ("datetime.time", {"type": "string", "format": "time"}),
         ("uuid.UUID", {"type": "string", "format": "uuid"}),
-        ("decimal.Decimal", {"type": "string", "pattern": r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$"}),
+        ("decimal.Decimal", {"type": "string", "pattern": DECIMAL_PATTERN}),
         ("pathlib.Path", {"type": "string"}),
         ("bytes", {"type": "string", "contentEncoding": "base64"}),
         ("Any", {}),
@@ -200,7 +201,7 @@ def reason(module, value) -> str | None:
         ),
         (
             "Annotated[int, toolcall.Param(wire='string_integer')]",
-            {"type": "string", "pattern": r"^-?\d+$"},
+            {"type": "string", "pattern": INTEGER_STRING_PATTERN},
         ),
         ("int | str", {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
     ],
@@ -248,7 +249,7 @@ def test_unknown_class_is_any_with_warning(typed):
             datetime.datetime(2024, 5, 1, 10, tzinfo=datetime.UTC),
         ),
         ("datetime.date", "2024-05-01", datetime.date(2024, 5, 1)),
-        ("datetime.time", "10:30:00", datetime.time(10, 30)),
+        ("datetime.time", "10:30:00Z", datetime.time(10, 30, tzinfo=datetime.UTC)),
         (
             "uuid.UUID",
             "12345678-1234-5678-1234-567812345678",
@@ -363,7 +364,7 @@ def test_string_integer_default_and_bounds(typed):
     )
     assert schema_of(module) == {
         "type": "string",
-        "pattern": r"^-?\d+$",
+        "pattern": INTEGER_STRING_PATTERN,
         "minimum": 1,
         "default": "5",
     }

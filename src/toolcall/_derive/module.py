@@ -14,22 +14,21 @@ import typing
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from toolcall import ir
-from toolcall._derive.docstrings import parse_docstring
-from toolcall._derive.source import SourceDocs, module_docs, object_docs
-from toolcall._derive.types import (
-    TypeResolver,
-    class_ref,
-    doc_metadata,
-    is_documenting_type,
-    param_override,
-    schema_default,
-    unwrap_annotated,
+from toolcall._derive.annotations import examples_metadata, injected, unwrap_annotated
+from toolcall._derive.defaults import schema_default
+from toolcall._derive.descriptions import (
+    DESCRIPTION_MODES,
+    parameter_description,
+    tool_description,
 )
+from toolcall._derive.docstrings import parse_docstring, read_docstring
+from toolcall._derive.source import SourceDocs, module_docs, object_docs
+from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
-from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, Param
+from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, TOOL_ATTR, Param, ToolMeta, is_field_info
 from toolcall._names import TOOL_NAME_RULE, valid_tool_name
 
 __all__ = [
@@ -162,6 +161,18 @@ class _Derivation:
         self._where: tuple[str, int] = ("<unknown>", 0)
         self.last_warning = ""  # says why, when a function turns out not to be a tool
         self.resolver = TypeResolver(providers, self.warn, _field_docs)
+        mode = vars(module).get("__toolcall_description__", "summary") if module else "summary"
+        if mode not in DESCRIPTION_MODES:
+            filename = getattr(module, "__file__", None) or "<unknown>"
+            warnings.warn_explicit(
+                f"{getattr(module, '__name__', '?')}: __toolcall_description__ = {mode!r}; "
+                f"expected one of {', '.join(map(repr, DESCRIPTION_MODES))} (using 'summary')",
+                ToolcallWarning,
+                filename,
+                1,
+            )
+            mode = "summary"
+        self.description_mode = mode
 
     def warn(self, message: str) -> None:
         self.last_warning = message
@@ -189,6 +200,8 @@ class _Derivation:
                 "(annotate it, or mark it @toolcall.exclude)"
             )
             return None
+        meta: ToolMeta = getattr(fn, TOOL_ATTR, None) or ToolMeta()
+        name = meta.name or name
         if not valid_tool_name(name):
             self.warn(
                 f"{qualname}: tool name {name!r} does not match {TOOL_NAME_RULE}, "
@@ -197,7 +210,8 @@ class _Derivation:
         raw_doc = docs.functions.get(qualname) if docs is not None else None
         if raw_doc is None:
             raw_doc = inner.__doc__
-        description, param_docs = parse_docstring(raw_doc)
+        param_docs = read_docstring(raw_doc).params
+        description = tool_description(meta.description, raw_doc, self.description_mode)
         hints = _hints(fn)
         overrides: dict[str, Param] = getattr(fn, PARAMS_ATTR, {})
         for missing in overrides.keys() - params.keys():
@@ -207,12 +221,22 @@ class _Derivation:
         annotation_names = docs.annotations.get(qualname, {}) if docs is not None else {}
 
         parameters: list[ir.Parameter] = []
+        injected_names: list[str] = []
         kwargs_type: ir.Type | None = None
         for p in params.values():
             where = f"{qualname}({p.name})"
             if p.kind is p.VAR_POSITIONAL:
                 continue
             hint = hints.get(p.name, p.annotation)
+            if hint is not inspect.Parameter.empty and injected(hint):
+                if p.kind is p.POSITIONAL_ONLY:
+                    self.warn(
+                        f"{where}: an injected parameter cannot be positional-only; it is "
+                        "not a tool (move it before the '/' ... after it)"
+                    )
+                    return None
+                injected_names.append(p.name)
+                continue
             if p.kind is p.VAR_KEYWORD:
                 kwargs_type = (
                     ir.Type(kind="any")
@@ -236,12 +260,21 @@ class _Derivation:
                 f"{qualname}: *args cannot be sent by a model; the tool takes no "
                 "positional values (use a list parameter)"
             )
+        returns = hints.get("return", signature.return_annotation)
         tool = ir.Tool(
             name=name,
             description=description,
             parameters=tuple(parameters),
             kwargs=kwargs_type,
             is_async=inspect.iscoroutinefunction(inner),
+            returns=(
+                None
+                if returns is inspect.Signature.empty
+                else self.resolver.quiet(returns, f"{qualname}(return)")
+            ),
+            injected=tuple(injected_names),
+            title=meta.title or "",
+            annotations=dict(meta.annotations or {}),
             module=getattr(fn, "__module__", "") or "",
             qualname=qualname,
         )
@@ -257,22 +290,38 @@ class _Derivation:
         annotation_text: str | None,
         docs: SourceDocs | None,
     ) -> ir.Parameter:
+        default = p.default
+        info = default if is_field_info(default) else None
         if hint is inspect.Parameter.empty:
             self.warn(f"{where} has no annotation; it accepts any JSON value")
             t, extras = ir.Type(kind="any"), ()
         else:
-            t = self.resolver.resolve(hint, where)
             _, extras = unwrap_annotated(hint)
+            t = self.resolver.resolve(hint if info is None else Annotated[hint, info], where)
         if decorator is not None:
             t = self.resolver.with_wire(t, decorator.wire, where)
-        description = self._description(hint, extras, decorator, doc_text, annotation_text, docs)
-        required = p.default is inspect.Parameter.empty
-        has_default, default = False, None
-        if not required:
-            has_default, default, inside = schema_default(p.default, t)
+        description = parameter_description(
+            decorator=decorator,
+            extras=extras,
+            default_field=info,
+            doc_entry=doc_text,
+            type_doc=lambda: (
+                ""
+                if hint is inspect.Parameter.empty
+                else self._type_doc(hint, annotation_text, docs)
+            ),
+        )
+        examples = examples_metadata(extras if info is None else (info, *extras))
+        required = default is inspect.Parameter.empty
+        if info is not None:
+            required = info.is_required()
+            default = inspect.Parameter.empty if info.default_factory else info.default
+        has_default, schema_value = False, None
+        if not required and default is not inspect.Parameter.empty:
+            has_default, schema_value, inside = schema_default(default, t)
             if not inside:
                 self.warn(
-                    f"{where}: the default {p.default!r} is outside the parameter's "
+                    f"{where}: the default {default!r} is outside the parameter's "
                     "type, so it is not sent to the model"
                 )
         return ir.Parameter(
@@ -280,38 +329,17 @@ class _Derivation:
             type=t,
             required=required,
             has_default=has_default,
-            default=default,
+            default=schema_value,
             description=description,
+            examples=examples,
             positional_only=p.kind is p.POSITIONAL_ONLY,
             keyword_only=p.kind is p.KEYWORD_ONLY,
         )
 
-    def _description(
-        self,
-        hint: Any,
-        extras: tuple[Any, ...],
-        decorator: Param | None,
-        doc_text: str | None,
-        annotation_text: str | None,
-        docs: SourceDocs | None,
-    ) -> str:
-        """Param(description) > Annotated doc metadata > docstring entry > the type's doc."""
-        if decorator is not None and decorator.description is not None:
-            return decorator.description
-        override = param_override(extras)
-        if override is not None and override.description is not None:
-            return override.description
-        annotated_doc = doc_metadata(extras)
-        if annotated_doc is not None:
-            return annotated_doc
-        if doc_text:
-            return doc_text
-        if hint is inspect.Parameter.empty:
-            return ""
-        return self._type_doc(hint, annotation_text, docs)
-
     def _type_doc(self, hint: Any, annotation_text: str | None, docs: SourceDocs | None) -> str:
         """The doc of the declared type, used directly or as ``T | None`` (never nested)."""
+        if hint is inspect.Parameter.empty:
+            return ""
         if annotation_text is not None and docs is not None and self.module is not None:
             name = _declared_name(annotation_text)
             for _ in range(_ALIAS_DEPTH):

@@ -14,45 +14,34 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-import datetime
-import decimal
 import enum
-import math
 import pathlib
 import sys
 import types
 import typing
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from toolcall import ir
-from toolcall._markers import Param
+from toolcall._derive import pydantic_types
+from toolcall._derive.annotations import (
+    BOUNDS,
+    constraints,
+    examples_metadata,
+    param_override,
+    unhonoured_field_settings,
+    unwrap_annotated,
+)
+from toolcall._derive.defaults import schema_default
+from toolcall._derive.descriptions import field_description
+from toolcall._scalars import INTEGER_STRING_PATTERN, STRING_TYPES
 
-__all__ = [
-    "INLINE_BUDGET",
-    "TypeResolver",
-    "class_ref",
-    "doc_metadata",
-    "is_documenting_type",
-    "json_default",
-    "param_override",
-    "schema_default",
-    "unwrap_annotated",
-]
+__all__ = ["INLINE_BUDGET", "TypeResolver", "class_ref", "is_documenting_type"]
 
 INLINE_BUDGET = 100
 
-_STRING_PY: dict[type, tuple[str, dict[str, str]]] = {
-    datetime.datetime: ("datetime", {"format": "date-time"}),
-    datetime.date: ("date", {"format": "date"}),
-    datetime.time: ("time", {"format": "time"}),
-    uuid.UUID: ("uuid", {"format": "uuid"}),
-    decimal.Decimal: ("decimal", {"pattern": r"^-?\d+(\.\d+)?([eE][-+]?\d+)?$"}),
-    bytes: ("bytes", {"content_encoding": "base64"}),
-}
 
 _ARRAY_ORIGINS: dict[Any, str] = {
     list: "list",
@@ -73,37 +62,12 @@ _MAPPING_ORIGINS = {
 }
 
 _NONE_TYPES = (None, type(None))
-_ANNOTATED_META = {
-    "ge": "minimum",
-    "le": "maximum",
-    "gt": "exclusive_minimum",
-    "lt": "exclusive_maximum",
-    "multiple_of": "multiple_of",
-}
 _REQUIRED_WRAPPERS = ("Required", "NotRequired", "ReadOnly")
 
 
 def class_ref(cls: Any) -> str:
     """The ``module:qualname`` a dispatch plan imports the class back from."""
     return f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', repr(cls))}"
-
-
-def unwrap_annotated(tp: Any) -> tuple[Any, tuple[Any, ...]]:
-    """``Annotated[T, m1, m2]`` -> ``(T, (m1, m2))``; nested Annotated flattened."""
-    extras: tuple[Any, ...] = ()
-    while typing.get_origin(tp) is typing.Annotated:
-        extras = tp.__metadata__ + extras
-        tp = tp.__origin__
-    return tp, extras
-
-
-def param_override(extras: tuple[Any, ...]) -> Param | None:
-    """The last ``toolcall.Param`` among Annotated metadata (later overrides earlier)."""
-    found: Param | None = None
-    for extra in extras:
-        if isinstance(extra, Param):
-            found = extra
-    return found
 
 
 def _is_typeddict(tp: Any) -> bool:
@@ -139,7 +103,8 @@ def _is_struct(tp: Any) -> bool:
 def is_documenting_type(tp: Any) -> bool:
     """The kinds of class whose own docstring may describe a parameter (SPEC 2)."""
     return isinstance(tp, type) and (
-        _is_typeddict(tp)
+        pydantic_types.is_model(tp)
+        or _is_typeddict(tp)
         or dataclasses.is_dataclass(tp)
         or _is_namedtuple(tp)
         or _is_struct(tp)
@@ -165,103 +130,6 @@ def _strip_required(tp: Any) -> tuple[Any, bool | None]:
             return typing.Annotated[(inner, *extras)] if extras else inner, req
         else:
             return tp, required
-
-
-def json_default(value: Any) -> tuple[bool, Any]:
-    """(True, JSON value) when a Python default can travel as JSON, else (False, None)."""
-    if isinstance(value, enum.Enum):
-        return json_default(value.value)
-    if value is None or isinstance(value, bool | int):
-        return True, value
-    if isinstance(value, float):
-        return (True, value) if math.isfinite(value) else (False, None)
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False, None
-        return True, value
-    if isinstance(value, list | tuple):
-        out = []
-        for item in value:
-            ok, item_json = json_default(item)
-            if not ok:
-                return False, None
-            out.append(item_json)
-        return True, out
-    if isinstance(value, dict):
-        obj = {}
-        for key, item in value.items():
-            ok, item_json = json_default(item)
-            if not ok or not isinstance(key, str):
-                return False, None
-            obj[key] = item_json
-        return True, obj
-    return False, None
-
-
-def schema_default(value: Any, t: ir.Type) -> tuple[bool, Any, bool]:
-    """``(emit, JSON value, inside the domain)`` for a Python default of type ``t``.
-
-    A default JSON cannot carry is simply not emitted; one outside the type's domain is not
-    emitted either, and says so, so derivation can warn. ``None`` on a non-nullable type is
-    the conventional "not given" and counts as inside.
-    """
-    has, json = json_default(value)
-    if not has:
-        return False, None, True
-    if isinstance(json, float) and t.kind == "integer" and json.is_integer():
-        json = int(json)
-    if not default_fits(json, t):
-        return False, None, json is None
-    if t.wire == "string_integer" and isinstance(json, int):
-        json = str(json)
-    return True, json, True
-
-
-def default_fits(value: Any, t: ir.Type) -> bool:
-    """Whether a JSON default lies inside the type's domain (shape, enum values, bounds)."""
-    if value is None:
-        return t.nullable or t.kind in ("any", "null")
-    kind = t.kind
-    if kind == "any":
-        return True
-    if kind == "union":
-        return any(default_fits(value, variant) for variant in t.variants)
-    if kind == "enum":
-        return any(type(value) is type(v) and value == v for v in t.values)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool) and _in_bounds(value, t)
-    if kind == "number":
-        return (
-            isinstance(value, int | float) and not isinstance(value, bool) and _in_bounds(value, t)
-        )
-    if kind == "string":
-        if t.wire == "string_integer":
-            return isinstance(value, int) and not isinstance(value, bool)
-        return isinstance(value, str) and not t.py
-    if kind == "array":
-        if not isinstance(value, list):
-            return False
-        if t.prefix_items:
-            return len(value) == len(t.prefix_items) and all(
-                default_fits(v, it) for v, it in zip(value, t.prefix_items, strict=True)
-            )
-        return t.items is None or all(default_fits(v, t.items) for v in value)
-    if kind == "object":
-        return isinstance(value, dict) and t.py == "dict"
-    return False
-
-
-def _in_bounds(value: float, t: ir.Type) -> bool:
-    return not (
-        (t.minimum is not None and value < t.minimum)
-        or (t.maximum is not None and value > t.maximum)
-        or (t.exclusive_minimum is not None and value <= t.exclusive_minimum)
-        or (t.exclusive_maximum is not None and value >= t.exclusive_maximum)
-    )
 
 
 class TypeResolver:
@@ -299,24 +167,53 @@ class TypeResolver:
     # entry point -----------------------------------------------------------------
     def resolve(self, tp: Any, where: str) -> ir.Type:
         """``where`` names the place for warnings, e.g. ``get_weather(days)``."""
+        owned = pydantic_types.owned_ref(tp)
+        if owned is not None:
+            return self._pydantic_owned(tp, owned, where)
         tp, extras = unwrap_annotated(tp)
         base = self._resolve_plain(tp, where)
         return self._apply_metadata(base, extras, where)
 
+    def quiet(self, tp: Any, where: str) -> ir.Type:
+        """``resolve`` without warnings (a return type: it only describes, never refuses)."""
+        warn, self.warn = self.warn, _silent
+        try:
+            return self.resolve(tp, where)
+        finally:
+            self.warn = warn
+
     # metadata (Annotated) --------------------------------------------------------
     def _apply_metadata(self, t: ir.Type, extras: tuple[Any, ...], where: str) -> ir.Type:
+        meta = constraints(extras)
         changes: dict[str, Any] = {}
-        for extra in extras:
-            for key, value in _constraints(extra):
-                target = self._constraint_target(t, key)
-                if target is None:
-                    self.warn(f"{where}: constraint {key}={value!r} does not apply to a {t.kind}")
-                else:
-                    changes[target] = value
+        for key, value in meta.found:
+            target = self._constraint_target(t, key)
+            if target is None:
+                self.warn(f"{where}: constraint {key}={value!r} does not apply to a {t.kind}")
+            else:
+                changes[target] = value
+        if meta.unhonoured:
+            self.warn(
+                f"{where}: {', '.join(meta.unhonoured)} is not honoured by toolcall (neither "
+                "sent to the model nor checked); remove it, or check it in the function"
+            )
         if changes:
             t = msgspec.structs.replace(t, **changes)
         override = param_override(extras)
         return self.with_wire(t, override.wire if override else None, where)
+
+    def _pydantic_owned(self, tp: Any, ref: str, where: str) -> ir.Type:
+        """A type pydantic defines (``EmailStr``, ``HttpUrl``, ``UUID4``): pydantic's schema,
+        and pydantic validates it."""
+        self.dep_modules.add("pydantic")
+        t, dropped = pydantic_types.owned_type(tp, ref)
+        self.classes[ref] = tp
+        if dropped:
+            self.warn(
+                f"{where}: pydantic's schema for {_name(tp)} has {', '.join(dropped)}, which "
+                "toolcall cannot express; the model is not told (pydantic still validates it)"
+            )
+        return t
 
     def with_wire(self, t: ir.Type, wire: str | None, where: str) -> ir.Type:
         """``wire="string_integer"``: an int travels as a string of digits (ids past 2**53)."""
@@ -325,11 +222,11 @@ class TypeResolver:
         if t.kind != "integer":
             self.warn(f"{where}: wire='string_integer' needs an int, not a {t.kind}")
             return t
-        return msgspec.structs.replace(t, kind="string", pattern=r"^-?\d+$", wire=wire)
+        return msgspec.structs.replace(t, kind="string", pattern=INTEGER_STRING_PATTERN, wire=wire)
 
     @staticmethod
     def _constraint_target(t: ir.Type, key: str) -> str | None:
-        if key in _ANNOTATED_META.values():
+        if key in BOUNDS.values():
             return key if t.kind in ("integer", "number") else None
         if key == "pattern":
             return key if t.kind == "string" else None
@@ -467,13 +364,15 @@ class TypeResolver:
             return ir.Type(kind="array", py="tuple", items=ir.Type(kind="any"))
         if tp in _ARRAY_ORIGINS or tp in _MAPPING_ORIGINS:
             return self._generic(tp, tp, (), where)
-        for base, (py, extra) in _STRING_PY.items():
+        for base, (py, extra) in STRING_TYPES.items():
             if tp is base:
                 return ir.Type(kind="string", py=py, **extra)  # type: ignore[arg-type]
         if issubclass(tp, pathlib.PurePath):
             return ir.Type(kind="string", py="path")
         if issubclass(tp, enum.Enum):
             return self._enum(tp, where)
+        if pydantic_types.is_model(tp):
+            return self._inline(tp, where, lambda: self._model(tp, where))
         if (
             _is_typeddict(tp)
             or dataclasses.is_dataclass(tp)
@@ -484,7 +383,7 @@ class TypeResolver:
         provided = self._provided(tp, (), where)
         if provided is not None:
             return provided
-        for base, (py, extra) in _STRING_PY.items():
+        for base, (py, extra) in STRING_TYPES.items():
             if issubclass(tp, base):
                 return ir.Type(kind="string", py=py, **extra)  # type: ignore[arg-type]
         return self._unknown(tp, where)
@@ -587,27 +486,66 @@ class TypeResolver:
         required: bool,
         default: Any,
         docs: dict[str, str],
+        *,
+        prop: str | None = None,
+        info: Any = None,
     ) -> ir.Field:
+        """One property; ``prop`` is its wire name (a pydantic alias), ``info`` its FieldInfo."""
         where = f"{owner.__qualname__}.{name}"
         t = self.resolve(hint, where)
         _, extras = unwrap_annotated(hint)
-        override = param_override(extras)
-        description = docs.get(name, "")
-        doc_extra = doc_metadata(extras)
-        if doc_extra is not None:
-            description = doc_extra
-        if override is not None and override.description is not None:
-            description = override.description
+        if info is not None:
+            extras = (*extras, info)
         has_default, value = (False, None)
         if default is not _MISSING:
             has_default, value, _ = schema_default(default, t)
         return ir.Field(
-            name=name,
+            name=prop or name,
             type=t,
             required=required,
             has_default=has_default,
             default=value,
-            description=description,
+            description=field_description(extras, docs.get(name, "")),
+            examples=examples_metadata(extras),
+        )
+
+    def _model(self, tp: type, where: str) -> ir.Type:
+        """A pydantic model or pydantic dataclass: its fields, pydantic validates it."""
+        ref = class_ref(tp)
+        self.classes[ref] = tp
+        self.dep_modules.update((tp.__module__, "pydantic"))
+        docs = self.field_docs(tp)
+        fields: list[ir.Field] = []
+        for name, info in pydantic_types.fields_of(tp).items():
+            field_where = f"{tp.__qualname__}.{name}"
+            prop, alias_problem = pydantic_types.wire_name(name, info)
+            unhonoured = unhonoured_field_settings(info, alias_honoured=True)
+            if alias_problem:
+                unhonoured.append(alias_problem)
+            if unhonoured:
+                self.warn(
+                    f"{field_where}: {', '.join(unhonoured)} is not honoured by toolcall in "
+                    "the schema; pydantic still applies it when validating"
+                )
+            required = info.is_required()
+            default = _MISSING
+            if not required and info.default_factory is None:
+                default = info.default
+            fields.append(
+                self._field(
+                    tp,
+                    name,
+                    pydantic_types.field_hint(info),
+                    required,
+                    default,
+                    docs,
+                    prop=prop,
+                    info=info,
+                )
+            )
+        additional = ir.Type(kind="any") if pydantic_types.extra(tp) == "allow" else None
+        return ir.Type(
+            kind="object", py="model", ref=ref, fields=tuple(fields), additional=additional
         )
 
     def _provided(self, origin: Any, args: tuple[Any, ...], where: str) -> ir.Type | None:
@@ -655,52 +593,13 @@ class TypeResolver:
 _MISSING: Any = object()
 
 
+def _silent(message: str) -> None:
+    """A warning target that drops the warning."""
+
+
 def _name(tp: Any) -> str:
     if isinstance(tp, typing.ForwardRef):
         return tp.__forward_arg__
     if isinstance(tp, type):
         return tp.__qualname__
     return str(tp).replace("typing.", "")
-
-
-def _constraints(extra: Any) -> list[tuple[str, Any]]:
-    """Constraint metadata as (ir field, value): msgspec.Meta and annotated_types, duck-typed."""
-    if isinstance(extra, msgspec.Meta):
-        found = [
-            (_ANNOTATED_META[k], getattr(extra, k))
-            for k in _ANNOTATED_META
-            if getattr(extra, k) is not None
-        ]
-        found += [
-            (k, getattr(extra, k))
-            for k in ("pattern", "min_length", "max_length")
-            if getattr(extra, k) is not None
-        ]
-        return found
-    if type(extra).__module__ != "annotated_types":
-        return []
-    if hasattr(extra, "__iter__"):
-        return [pair for inner in extra for pair in _constraints(inner)]
-    found = []
-    for attr, target in (
-        *_ANNOTATED_META.items(),
-        ("min_length", "min_length"),
-        ("max_length", "max_length"),
-    ):
-        value = getattr(extra, attr, None)
-        if value is not None:
-            found.append((target, value))
-    return found
-
-
-def doc_metadata(extras: tuple[Any, ...]) -> str | None:
-    """A description carried by ``annotated_types.doc``, ``Doc`` or ``msgspec.Meta``."""
-    found: str | None = None
-    for extra in extras:
-        if isinstance(extra, msgspec.Meta) and extra.description is not None:
-            found = extra.description
-        elif type(extra).__name__ in ("DocInfo", "Doc") and isinstance(
-            getattr(extra, "documentation", None), str
-        ):
-            found = extra.documentation
-    return found

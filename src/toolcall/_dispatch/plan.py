@@ -11,10 +11,17 @@ defaults apply. A tool first goes through its generated fast path
 A plan is prepared (coercers built, fast path generated and compiled) on its first call,
 not when it is built: a process loads every tool of a module at import but may call few of
 them, and preparing twenty tools costs more than loading the module's cache entry.
+
+Two things the IR cannot say come from the live function's signature: the parameters the
+program injects (``ir.Tool.injected``, supplied by ``run(..., inject=...)``), and defaults
+written as pydantic ``Field(...)``, whose value (or ``default_factory()``) is passed
+explicitly, so the function never receives the ``FieldInfo`` itself. Such tools take the
+general path: the generated fast path lets the function's own defaults apply.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import threading
 from collections.abc import Callable, Coroutine, Mapping
@@ -23,9 +30,11 @@ from typing import Any
 from toolcall import ir
 from toolcall._dispatch.coerce import Invalid, Resolver, accepts_null, build_coercer
 from toolcall._dispatch.fastpath import build_fastpath, tool_exited, tool_raised
-from toolcall._dispatch.result import Err, Ok, ToolError
+from toolcall._dispatch.models import ModelInvalid, field_info_default
+from toolcall._dispatch.result import Err, Ok, ToolError, format_path, one_line
+from toolcall._markers import is_field_info
 
-__all__ = ["Result", "ToolPlan", "build_plan"]
+__all__ = ["Result", "ToolPlan", "build_plan", "needs_general_path"]
 
 Result = Ok[Any] | Err
 
@@ -44,47 +53,105 @@ class ToolPlan:
     may keep the prepared functions themselves.
     """
 
-    __slots__ = ("arun", "is_async", "name", "prepared", "run")
+    __slots__ = ("arun", "injects", "is_async", "name", "prepared", "run")
 
     def __init__(
         self,
         name: str,
         is_async: bool,
-        run: Callable[[Any], Result],
-        arun: Callable[[Any], Coroutine[Any, Any, Result]],
+        run: Callable[..., Result],
+        arun: Callable[..., Coroutine[Any, Any, Result]],
+        injects: bool = False,
     ) -> None:
         self.name = name
         self.is_async = is_async
         self.run = run
         self.arun = arun
+        self.injects = injects
         self.prepared = False
 
     def __repr__(self) -> str:
         return f"<ToolPlan {self.name}{' (async)' if self.is_async else ''}>"
 
+    def run_with(self, args: Any, inject: Mapping[str, Any] | None) -> Result:
+        """``run`` with injected values (names the tool does not inject are ignored, so one
+        mapping can serve every tool of a box); ``TypeError`` when a needed one is missing."""
+        return self.run(args, inject) if self.injects else self.run(args)
+
+    async def arun_with(self, args: Any, inject: Mapping[str, Any] | None) -> Result:
+        """``arun`` with injected values; see :meth:`run_with`."""
+        return await (self.arun(args, inject) if self.injects else self.arun(args))
+
 
 class _Parameter:
-    __slots__ = ("coerce", "name", "null_is_absent", "positional_only", "required")
+    __slots__ = ("coerce", "fill", "name", "null_is_absent", "positional_only", "required")
 
-    def __init__(self, parameter: ir.Parameter, resolver: Resolver) -> None:
+    def __init__(
+        self, parameter: ir.Parameter, resolver: Resolver, fill: Callable[[], Any] | None
+    ) -> None:
         self.name = parameter.name
         self.coerce = build_coercer(parameter.type, resolver)
         self.required = parameter.required
         self.positional_only = parameter.positional_only
         # explicit-null rule: None for an optional value whose type has no None means "absent"
         self.null_is_absent = not parameter.required and not accepts_null(parameter.type)
+        self.fill = fill  # the value of an omitted parameter whose default is a Field(...)
+
+
+def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
+    """The function's parameter defaults, by name (``inspect.Parameter.empty`` for none)."""
+    try:
+        return {p.name: p.default for p in inspect.signature(fn).parameters.values()}
+    except (TypeError, ValueError):
+        return {}
+
+
+def _fill(default: Any) -> Callable[[], Any] | None:
+    return field_info_default(default) if is_field_info(default) else None
+
+
+def needs_general_path(tool: ir.Tool, fn: Callable[..., Any]) -> bool:
+    """Injected parameters or ``Field(...)`` defaults: the fast path cannot bind them."""
+    return bool(tool.injected) or any(is_field_info(d) for d in _defaults(fn).values())
 
 
 class _Binder:
     """Turns model arguments into the call's positional and keyword arguments."""
 
-    __slots__ = ("declared", "extra", "names", "parameters")
+    __slots__ = ("declared", "extra", "injected", "names", "parameters", "tool")
 
-    def __init__(self, tool: ir.Tool, resolver: Resolver) -> None:
-        self.parameters = tuple(_Parameter(p, resolver) for p in tool.parameters)
+    def __init__(self, tool: ir.Tool, resolver: Resolver, fn: Callable[..., Any]) -> None:
+        defaults = _defaults(fn)
+        self.tool = tool.name
+        self.parameters = tuple(
+            _Parameter(p, resolver, _fill(defaults.get(p.name))) for p in tool.parameters
+        )
         self.names = tuple(p.name for p in tool.parameters)
         self.declared = frozenset(self.names)
         self.extra = build_coercer(tool.kwargs, resolver) if tool.kwargs is not None else None
+        # (name, whether the function has a default, the value of a Field(...) default)
+        self.injected = tuple(
+            (
+                name,
+                defaults.get(name, inspect.Parameter.empty) is not inspect.Parameter.empty,
+                _fill(defaults.get(name)),
+            )
+            for name in tool.injected
+        )
+
+    def inject(self, keywords: dict[str, Any], inject: Mapping[str, Any] | None) -> None:
+        """Add the injected values; ``TypeError`` (the program's mistake) when one is missing."""
+        for name, has_default, fill in self.injected:
+            if inject is not None and name in inject:
+                keywords[name] = inject[name]
+            elif fill is not None:
+                keywords[name] = fill()
+            elif not has_default:
+                msg = (
+                    f"{self.tool}: the injected parameter {name!r} has no value and no default; "
+                    f"pass it as run(..., inject={{{name!r}: ...}})"
+                )
+                raise TypeError(msg)
 
     def bind(self, args: Any) -> tuple[list[Any], dict[str, Any]] | Err:
         if type(args) is not dict and not isinstance(args, Mapping):
@@ -105,7 +172,12 @@ class _Binder:
             if value is _ABSENT or (value is None and p.null_is_absent):
                 if p.required:
                     return Err(ToolError.missing_argument(p.name))
-                if p.positional_only and skipped is None:
+                if p.fill is not None:
+                    if p.positional_only:
+                        positional.append(p.fill())
+                    else:
+                        keywords[p.name] = p.fill()
+                elif p.positional_only and skipped is None:
                     skipped = p.name
                 continue
             if p.positional_only and skipped is not None:
@@ -147,7 +219,13 @@ class _Binder:
 
 def _invalid(name: str, error: Invalid) -> Err:
     path = (name, *error.path)
-    return Err(ToolError.invalid_argument(path, error.reason, error.value, error.allowed))
+    found = ToolError.invalid_argument(path, error.reason, error.value, error.allowed)
+    if isinstance(error, ModelInvalid) and error.detail:
+        # pydantic's own words (a validator's message) say more than the reason code
+        shown = found.message.partition(", got ")[2]
+        message = f"{one_line(format_path(path), 80)}: {error.detail}, got {shown}"
+        found = dataclasses.replace(found, message=one_line(message))
+    return Err(found)
 
 
 def build_plan(
@@ -162,21 +240,23 @@ def build_plan(
     """
     name = tool.name
     is_async = tool.is_async or inspect.iscoroutinefunction(fn)
+    injects = bool(tool.injected)
+    fast = fast and not needs_general_path(tool, fn)
 
     def prepare() -> None:
         if not plan.prepared:
             plan.run, plan.arun = _prepared(tool, fn, resolver, is_async, fast)
             plan.prepared = True
 
-    def run_first(args: Any) -> Result:
+    def run_first(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
         _on_enough_stack(prepare)
-        return plan.run(args)
+        return plan.run(args, inject) if injects else plan.run(args)
 
-    async def arun_first(args: Any) -> Result:
+    async def arun_first(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
         _on_enough_stack(prepare)
-        return await plan.arun(args)
+        return await (plan.arun(args, inject) if injects else plan.arun(args))
 
-    plan = ToolPlan(name, is_async, run_first, arun_first)
+    plan = ToolPlan(name, is_async, run_first, arun_first, injects)
     return plan
 
 
@@ -206,12 +286,12 @@ def _on_enough_stack(prepare: Callable[[], None]) -> None:
 
 def _prepared(
     tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver, is_async: bool, fast: bool
-) -> tuple[Callable[[Any], Result], Callable[[Any], Coroutine[Any, Any, Result]]]:
+) -> tuple[Callable[..., Result], Callable[..., Coroutine[Any, Any, Result]]]:
     """The plan's ``run`` and ``arun``: the generated fast path when there is one."""
-    binder = _Binder(tool, resolver)
+    binder = _Binder(tool, resolver, fn)
     name = tool.name
 
-    def general(args: Any) -> Result:
+    def general(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
         try:
             bound = binder.bind(args)
         except Exception:  # a hostile mapping: reading its keys or values raised
@@ -219,6 +299,7 @@ def _prepared(
         if isinstance(bound, Err):
             return bound
         positional, keywords = bound
+        binder.inject(keywords, inject)
         try:
             value = fn(*positional, **keywords)
         except Exception as exc:
@@ -227,7 +308,7 @@ def _prepared(
             return tool_exited(exc)
         return Ok(value)
 
-    async def general_async(args: Any) -> Result:
+    async def general_async(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
         try:
             bound = binder.bind(args)
         except Exception:  # a hostile mapping: reading its keys or values raised
@@ -235,6 +316,7 @@ def _prepared(
         if isinstance(bound, Err):
             return bound
         positional, keywords = bound
+        binder.inject(keywords, inject)
         try:
             value = await fn(*positional, **keywords)
         except Exception as exc:
@@ -246,7 +328,7 @@ def _prepared(
     if is_async:
         refused = Err(ToolError.async_tool(name))
 
-        def refuse(args: Any) -> Result:
+        def refuse(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
             return refused
 
         awaiting = (
@@ -256,13 +338,20 @@ def _prepared(
         )
         return refuse, awaiting or general_async
 
-    calling = (
+    fastpath = (
         build_fastpath(tool, fn, is_async=False, fallback=general, resolver=resolver)
         if fast
         else None
-    ) or general
+    )
+    if fastpath is None:
+
+        async def inline_general(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
+            return general(args, inject)
+
+        return general, inline_general
 
     async def inline(args: Any) -> Result:
-        return calling(args)
+        result: Result = fastpath(args)
+        return result
 
-    return calling, inline
+    return fastpath, inline

@@ -7,7 +7,10 @@ format only wraps it. Decisions the SPEC leaves open:
   a tool without one, and an empty string is noise in the prompt. ``describe`` always has
   the key (``""`` when there is none), since it is a listing, not a provider input.
 - ``strict=True`` adds ``"strict": true`` where the format has such a field (OpenAI,
-  Anthropic); elsewhere only the schema changes.
+  Anthropic); elsewhere (MCP, Gemini, Bedrock) only the schema changes.
+- Gemini gets the schema as ``parametersJsonSchema`` (JSON Schema, which google-genai passes
+  on unchanged) rather than ``parameters`` (its own OpenAPI subset, which has no
+  ``additionalProperties``, ``prefixItems`` or ``const`` and would lose constraints).
 """
 
 from __future__ import annotations
@@ -85,12 +88,24 @@ def _envelope(tool: ir.Tool, fmt: str, strict: bool, schema: dict[str, Any]) -> 
     definition: dict[str, Any] = {"name": tool.name}
     if tool.description:
         definition["description"] = tool.description
+    if fmt == "gemini":
+        # google-genai's FunctionDeclaration takes the JSON Schema as it is here
+        definition["parametersJsonSchema"] = schema
+        return definition
+    if fmt == "bedrock":
+        definition["inputSchema"] = {"json": schema}
+        return {"toolSpec": definition}
     if fmt == "anthropic":
         definition["input_schema"] = schema
         if strict:
             definition["strict"] = True
     else:
         definition["inputSchema"] = schema
+        if fmt == "mcp":
+            if tool.title:
+                definition["title"] = tool.title
+            if tool.annotations:
+                definition["annotations"] = dict(tool.annotations)
     return definition
 
 

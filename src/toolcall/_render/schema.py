@@ -143,6 +143,8 @@ def _properties(
             schema["description"] = member.description
         if member.has_default and not strict:
             schema["default"] = thaw(member.default)
+        if member.examples and not strict:  # strict mode rejects "examples"
+            schema["examples"] = thaw(list(member.examples))
         properties[name] = schema
     return properties, required
 

@@ -1,0 +1,252 @@
+"""What ``Annotated`` metadata and pydantic ``Field`` say besides the type itself.
+
+One place reads every kind of metadata users attach to an annotation: ``toolcall.Param``,
+constraints (``annotated_types``, ``msgspec.Meta``, pydantic's ``Field`` / ``constr`` /
+``StringConstraints``), descriptions (``Doc``, ``msgspec.Meta``, ``Field(description=...)``,
+a plain string) and examples, plus the markers of framework-injected parameters.
+
+pydantic is never imported here: its objects are recognised by class name and module, so a
+process whose tools do not use pydantic never loads it. Whatever a setting asks for that
+toolcall cannot honour is returned by name, so that derivation can warn about it instead
+of dropping it silently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any, Final
+
+import msgspec
+
+from toolcall._markers import Param, is_field_info, is_injected_marker
+
+__all__ = [
+    "Metadata",
+    "constraints",
+    "doc_metadata",
+    "examples_metadata",
+    "field_info",
+    "injected",
+    "param_override",
+    "unwrap_annotated",
+]
+
+BOUNDS: Final = {
+    "ge": "minimum",
+    "le": "maximum",
+    "gt": "exclusive_minimum",
+    "lt": "exclusive_maximum",
+    "multiple_of": "multiple_of",
+}
+"""annotated_types / msgspec.Meta attribute -> ``ir.Type`` field."""
+
+_LENGTHS: Final = ("min_length", "max_length")
+
+# pydantic settings that toolcall's own validation already satisfies, as (name, value).
+_SATISFIED: Final = {("strict", True), ("allow_inf_nan", False), ("fail_fast", True)}
+
+# Field settings that only concern output or Python-side behaviour: nothing to honour.
+_NOT_INPUT: Final = frozenset(
+    {
+        "annotation",
+        "default",
+        "default_factory",
+        "description",
+        "examples",
+        "metadata",
+        "title",
+        "serialization_alias",
+        "exclude",
+        "exclude_if",
+        "repr",
+        "init",
+        "init_var",
+        "kw_only",
+        "frozen",
+        "validate_default",
+        "alias_priority",
+        "field_title_generator",
+    }
+)
+
+# The parameter types frameworks fill in themselves, as (module prefix, class name). A
+# subclass counts too; nothing is imported to check.
+_INJECTED_CLASSES: Final = (
+    ("fastmcp", "Context"),
+    ("mcp.server", "Context"),
+    ("pydantic_ai", "RunContext"),
+    ("agents", "RunContextWrapper"),
+    ("agents", "ToolContext"),
+)
+_INJECTED_METADATA: Final = (
+    ("langchain_core", "InjectedToolArg"),
+    ("langgraph", "InjectedState"),
+    ("langgraph", "InjectedStore"),
+)
+
+
+def unwrap_annotated(tp: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``Annotated[T, m1, m2]`` -> ``(T, (m1, m2))``; nested Annotated flattened."""
+    extras: tuple[Any, ...] = ()
+    while typing.get_origin(tp) is typing.Annotated:
+        extras = tp.__metadata__ + extras
+        tp = tp.__origin__
+    return tp, extras
+
+
+def param_override(extras: tuple[Any, ...]) -> Param | None:
+    """The last ``toolcall.Param`` among Annotated metadata (later overrides earlier)."""
+    found: Param | None = None
+    for extra in extras:
+        if isinstance(extra, Param):
+            found = extra
+    return found
+
+
+def field_info(extras: tuple[Any, ...]) -> Any:
+    """The last pydantic ``FieldInfo`` among Annotated metadata, or None."""
+    found = None
+    for extra in extras:
+        if is_field_info(extra):
+            found = extra
+    return found
+
+
+def doc_metadata(extras: tuple[Any, ...]) -> str | None:
+    """A description in the metadata: ``Field(description=...)``, ``Doc``, ``msgspec.Meta``
+    or a plain string (the Agents SDK and FastMCP idiom); the last one written wins."""
+    found: str | None = None
+    for extra in extras:
+        if isinstance(extra, str):
+            found = extra
+        elif (isinstance(extra, msgspec.Meta) or is_field_info(extra)) and (
+            extra.description is not None
+        ):
+            found = extra.description
+        elif type(extra).__name__ in ("DocInfo", "Doc") and isinstance(
+            getattr(extra, "documentation", None), str
+        ):
+            found = extra.documentation
+    return found
+
+
+def examples_metadata(extras: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``Field(examples=[...])`` / ``msgspec.Meta(examples=[...])``; the last one wins."""
+    found: tuple[Any, ...] = ()
+    for extra in extras:
+        if (isinstance(extra, msgspec.Meta) or is_field_info(extra)) and extra.examples:
+            found = tuple(extra.examples)
+    return found
+
+
+def injected(hint: Any) -> bool:
+    """Whether a parameter of this annotation is filled in by a framework, not the model."""
+    core, extras = unwrap_annotated(hint)
+    for extra in extras:
+        if is_injected_marker(extra) or _is_framework(extra, _INJECTED_METADATA):
+            return True
+    origin = typing.get_origin(core)
+    return _is_framework(origin if origin is not None else core, _INJECTED_CLASSES)
+
+
+def _is_framework(obj: Any, known: tuple[tuple[str, str], ...]) -> bool:
+    cls = obj if isinstance(obj, type) else type(obj)
+    for klass in getattr(cls, "__mro__", ()):
+        module = getattr(klass, "__module__", "") or ""
+        for prefix, name in known:
+            if klass.__name__ == name and (module == prefix or module.startswith(prefix + ".")):
+                return True
+    return False
+
+
+class Metadata:
+    """The constraints one annotation's metadata asks for.
+
+    ``found`` holds ``(ir.Type field, value)`` pairs; ``unhonoured`` names the settings
+    toolcall cannot honour (``max_digits=3``, ``strip_whitespace=True``), for a warning.
+    """
+
+    __slots__ = ("found", "unhonoured")
+
+    def __init__(self) -> None:
+        self.found: list[tuple[str, Any]] = []
+        self.unhonoured: list[str] = []
+
+
+def constraints(extras: tuple[Any, ...]) -> Metadata:
+    """Every constraint in ``extras``; FieldInfo, grouped and nested metadata flattened."""
+    meta = Metadata()
+    for extra in extras:
+        _collect(extra, meta)
+    return meta
+
+
+def _collect(extra: Any, meta: Metadata) -> None:
+    if extra is None or isinstance(extra, str | Param) or is_injected_marker(extra):
+        return
+    if isinstance(extra, msgspec.Meta):
+        for key, target in BOUNDS.items():
+            if getattr(extra, key) is not None:
+                meta.found.append((target, getattr(extra, key)))
+        for key in ("pattern", *_LENGTHS):
+            if getattr(extra, key) is not None:
+                meta.found.append((key, getattr(extra, key)))
+        return
+    if is_field_info(extra):
+        for inner in extra.metadata:
+            _collect(inner, meta)
+        meta.unhonoured += unhonoured_field_settings(extra, alias_honoured=False)
+        return
+    module = type(extra).__module__ or ""
+    if module == "annotated_types":
+        if hasattr(extra, "__iter__"):  # GroupedMetadata: Interval, Len
+            for inner in extra:
+                _collect(inner, meta)
+            return
+        for key, target in (*BOUNDS.items(), *((k, k) for k in _LENGTHS)):
+            value = getattr(extra, key, None)
+            if value is not None:
+                meta.found.append((target, value))
+        return
+    if module.partition(".")[0] == "pydantic":
+        if hasattr(extra, "__iter__"):  # StringConstraints
+            for inner in extra:
+                _collect(inner, meta)
+            return
+        for key, value in _settings(extra).items():
+            if key == "pattern" and value is not None:
+                meta.found.append(("pattern", value if isinstance(value, str) else value.pattern))
+            elif value is not None and (key, value) not in _SATISFIED:
+                meta.unhonoured.append(f"{key}={value!r}")
+        return
+    # anything else (a user's own marker, a LangChain or FastAPI object) is not a constraint
+
+
+def _settings(obj: Any) -> dict[str, Any]:
+    if dataclasses.is_dataclass(obj):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    try:
+        return dict(vars(obj))
+    except TypeError:
+        slots = getattr(type(obj), "__slots__", ())
+        return {name: getattr(obj, name, None) for name in slots}
+
+
+def unhonoured_field_settings(info: Any, *, alias_honoured: bool) -> list[str]:
+    """The settings of a ``FieldInfo`` that neither the schema nor dispatch carries out.
+
+    ``alias_honoured``: a model field's alias is its property name; a function parameter
+    has no such thing, so there the alias is not honoured.
+    """
+    names = getattr(info, "_attributes_set", None)
+    if not isinstance(names, dict):
+        return []
+    found = []
+    for key, value in names.items():
+        if key in _NOT_INPUT or value is None:
+            continue
+        if key in ("alias", "validation_alias") and alias_honoured and isinstance(value, str):
+            continue
+        found.append(f"{key}={value!r}")
+    return found
