@@ -13,7 +13,6 @@ plan of a freshly derived module does not have to import them again.
 from __future__ import annotations
 
 import collections.abc
-import dataclasses
 import enum
 import pathlib
 import sys
@@ -26,16 +25,16 @@ import msgspec
 
 from toolcall import ir
 from toolcall._derive import pydantic_types
-from toolcall._derive.annotations import (
-    BOUNDS,
-    constraints,
-    examples_metadata,
-    param_override,
-    unhonoured_field_settings,
-    unwrap_annotated,
+from toolcall._derive.annotations import BOUNDS, constraints, param_override, unwrap_annotated
+from toolcall._derive.objects import (
+    class_ref,
+    is_documenting_type,
+    is_object_class,
+    is_special,
+    is_typeddict,
+    model_type,
+    object_type,
 )
-from toolcall._derive.defaults import schema_default
-from toolcall._derive.descriptions import field_description
 from toolcall._scalars import INTEGER_STRING_PATTERN, STRING_TYPES
 
 __all__ = ["INLINE_BUDGET", "TypeResolver", "class_ref", "is_documenting_type"]
@@ -63,73 +62,6 @@ _MAPPING_ORIGINS = {
 
 _NONE_TYPES = (None, type(None))
 _REQUIRED_WRAPPERS = ("Required", "NotRequired", "ReadOnly")
-
-
-def class_ref(cls: Any) -> str:
-    """The ``module:qualname`` a dispatch plan imports the class back from."""
-    return f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', repr(cls))}"
-
-
-def _is_typeddict(tp: Any) -> bool:
-    if not isinstance(tp, type):
-        return False
-    te = _typing_extensions()
-    return typing.is_typeddict(tp) or (te is not None and te.is_typeddict(tp))
-
-
-def _typing_extensions() -> Any:
-    """typing_extensions only if the user's code imported it: it is not our dependency."""
-    return sys.modules.get("typing_extensions")
-
-
-def _is_special(tp: Any, name: str) -> bool:
-    """``typing.<name>`` or ``typing_extensions.<name>``, whichever the user wrote."""
-    if tp is None:
-        return False
-    if tp is getattr(typing, name, None):
-        return True
-    te = _typing_extensions()
-    return te is not None and tp is getattr(te, name, None)
-
-
-def _is_namedtuple(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
-
-
-def _is_struct(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
-
-
-def is_documenting_type(tp: Any) -> bool:
-    """The kinds of class whose own docstring may describe a parameter (SPEC 2)."""
-    return isinstance(tp, type) and (
-        pydantic_types.is_model(tp)
-        or _is_typeddict(tp)
-        or dataclasses.is_dataclass(tp)
-        or _is_namedtuple(tp)
-        or _is_struct(tp)
-        or issubclass(tp, enum.Enum)
-    )
-
-
-def _strip_required(tp: Any) -> tuple[Any, bool | None]:
-    """Unwrap ``Required[...]`` / ``NotRequired[...]``; returns (type, required or None)."""
-    required: bool | None = None
-    while True:
-        origin = typing.get_origin(tp)
-        name = next((n for n in _REQUIRED_WRAPPERS if _is_special(origin, n)), None)
-        if name is not None:
-            if name == "Required":
-                required = True
-            elif name == "NotRequired":
-                required = False
-            tp = typing.get_args(tp)[0]
-        elif origin is typing.Annotated:
-            inner, extras = unwrap_annotated(tp)
-            inner, req = _strip_required(inner)
-            return typing.Annotated[(inner, *extras)] if extras else inner, req
-        else:
-            return tp, required
 
 
 class TypeResolver:
@@ -241,7 +173,7 @@ class TypeResolver:
     def _resolve_plain(self, tp: Any, where: str) -> ir.Type:
         if tp in _NONE_TYPES:
             return ir.Type(kind="null")
-        if tp is object or _is_special(tp, "Any"):
+        if tp is object or is_special(tp, "Any"):
             return ir.Type(kind="any")
         if isinstance(tp, str | typing.ForwardRef):
             self.warn(f"{where}: cannot resolve the annotation {_name(tp)!r}; sent as any value")
@@ -259,7 +191,7 @@ class TypeResolver:
         origin = typing.get_origin(tp)
         if origin is typing.Union or origin is types.UnionType:
             return self._union(typing.get_args(tp), where)
-        if _is_special(origin, "Literal"):
+        if is_special(origin, "Literal"):
             return self._literal(typing.get_args(tp), where)
         if origin is not None:
             return self._generic(tp, origin, typing.get_args(tp), where)
@@ -328,7 +260,7 @@ class TypeResolver:
             return self._mapping(args, where)
         if origin is type:
             return self._unknown(tp, where)
-        if isinstance(origin, type) and _is_typeddict(origin):
+        if isinstance(origin, type) and is_typeddict(origin):
             return self._class(origin, where)
         provided = self._provided(origin, args, where)
         if provided is not None:
@@ -372,14 +304,9 @@ class TypeResolver:
         if issubclass(tp, enum.Enum):
             return self._enum(tp, where)
         if pydantic_types.is_model(tp):
-            return self._inline(tp, where, lambda: self._model(tp, where))
-        if (
-            _is_typeddict(tp)
-            or dataclasses.is_dataclass(tp)
-            or _is_namedtuple(tp)
-            or _is_struct(tp)
-        ):
-            return self._inline(tp, where, lambda: self._object(tp, where))
+            return self._inline(tp, where, lambda: model_type(self, tp, where))
+        if is_object_class(tp):
+            return self._inline(tp, where, lambda: object_type(self, tp, where))
         provided = self._provided(tp, (), where)
         if provided is not None:
             return provided
@@ -418,135 +345,6 @@ class TypeResolver:
             return build()
         finally:
             self._stack.pop()
-
-    def _object(self, tp: type, where: str) -> ir.Type:
-        ref = class_ref(tp)
-        self.classes[ref] = tp
-        self.dep_modules.add(tp.__module__)
-        docs = self.field_docs(tp)
-        try:
-            hints = typing.get_type_hints(tp, include_extras=True)
-        except Exception:
-            hints = dict(getattr(tp, "__annotations__", {}))
-        fields: list[ir.Field] = []
-        if _is_typeddict(tp):
-            required_keys = getattr(tp, "__required_keys__", frozenset(hints))
-            py = "dict"
-            for name, hint in hints.items():
-                hint, _ = _strip_required(hint)
-                fields.append(self._field(tp, name, hint, name in required_keys, _MISSING, docs))
-        elif _is_struct(tp):
-            py = "struct"
-            for info in msgspec.structs.fields(tp):
-                default = _MISSING if info.default is msgspec.NODEFAULT else info.default
-                required = info.required
-                fields.append(
-                    self._field(
-                        tp, info.name, hints.get(info.name, info.type), required, default, docs
-                    )
-                )
-        elif dataclasses.is_dataclass(tp):
-            py = "dataclass"
-            for f in dataclasses.fields(tp):
-                if not f.init:
-                    continue
-                has_default = f.default is not dataclasses.MISSING
-                has_factory = f.default_factory is not dataclasses.MISSING
-                fields.append(
-                    self._field(
-                        tp,
-                        f.name,
-                        hints.get(f.name, f.type),
-                        not (has_default or has_factory),
-                        f.default if has_default else _MISSING,
-                        docs,
-                    )
-                )
-        else:
-            py = "namedtuple"
-            defaults = getattr(tp, "_field_defaults", {})
-            for name in tp._fields:  # type: ignore[attr-defined]
-                fields.append(
-                    self._field(
-                        tp,
-                        name,
-                        hints.get(name, Any),
-                        name not in defaults,
-                        defaults.get(name, _MISSING),
-                        docs,
-                    )
-                )
-        return ir.Type(kind="object", py=py, ref=ref, fields=tuple(fields))
-
-    def _field(
-        self,
-        owner: type,
-        name: str,
-        hint: Any,
-        required: bool,
-        default: Any,
-        docs: dict[str, str],
-        *,
-        prop: str | None = None,
-        info: Any = None,
-    ) -> ir.Field:
-        """One property; ``prop`` is its wire name (a pydantic alias), ``info`` its FieldInfo."""
-        where = f"{owner.__qualname__}.{name}"
-        t = self.resolve(hint, where)
-        _, extras = unwrap_annotated(hint)
-        if info is not None:
-            extras = (*extras, info)
-        has_default, value = (False, None)
-        if default is not _MISSING:
-            has_default, value, _ = schema_default(default, t)
-        return ir.Field(
-            name=prop or name,
-            type=t,
-            required=required,
-            has_default=has_default,
-            default=value,
-            description=field_description(extras, docs.get(name, "")),
-            examples=examples_metadata(extras),
-        )
-
-    def _model(self, tp: type, where: str) -> ir.Type:
-        """A pydantic model or pydantic dataclass: its fields, pydantic validates it."""
-        ref = class_ref(tp)
-        self.classes[ref] = tp
-        self.dep_modules.update((tp.__module__, "pydantic"))
-        docs = self.field_docs(tp)
-        fields: list[ir.Field] = []
-        for name, info in pydantic_types.fields_of(tp).items():
-            field_where = f"{tp.__qualname__}.{name}"
-            prop, alias_problem = pydantic_types.wire_name(name, info)
-            unhonoured = unhonoured_field_settings(info, alias_honoured=True)
-            if alias_problem:
-                unhonoured.append(alias_problem)
-            if unhonoured:
-                self.warn(
-                    f"{field_where}: {', '.join(unhonoured)} is not honoured by toolcall in "
-                    "the schema; pydantic still applies it when validating"
-                )
-            required = info.is_required()
-            default = _MISSING
-            if not required and info.default_factory is None:
-                default = info.default
-            fields.append(
-                self._field(
-                    tp,
-                    name,
-                    pydantic_types.field_hint(info),
-                    required,
-                    default,
-                    docs,
-                    prop=prop,
-                    info=info,
-                )
-            )
-        additional = ir.Type(kind="any") if pydantic_types.extra(tp) == "allow" else None
-        return ir.Type(
-            kind="object", py="model", ref=ref, fields=tuple(fields), additional=additional
-        )
 
     def _provided(self, origin: Any, args: tuple[Any, ...], where: str) -> ir.Type | None:
         if not self.providers:
@@ -588,9 +386,6 @@ class TypeResolver:
             "__toolcall_types__ to describe it)"
         )
         return ir.Type(kind="any")
-
-
-_MISSING: Any = object()
 
 
 def _silent(message: str) -> None:

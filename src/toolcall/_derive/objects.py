@@ -1,0 +1,257 @@
+"""Object types, field by field: TypedDict, dataclass, NamedTuple, msgspec Struct and pydantic
+models (``BaseModel`` and pydantic dataclasses).
+
+Every field goes through the resolver like a parameter, so nested objects, constraints and
+type providers work at any depth; a field's description follows the one precedence of
+:mod:`toolcall._derive.descriptions`, its attribute docstring (read from source) standing where
+a parameter's docstring entry stands. A pydantic model keeps its own validation at dispatch
+(``py="model"``), so the IR of a model only has to describe it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import sys
+import typing
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from toolcall import ir
+from toolcall._derive import pydantic_types
+from toolcall._derive.annotations import (
+    examples_metadata,
+    unhonoured_field_settings,
+    unwrap_annotated,
+)
+from toolcall._derive.defaults import schema_default
+from toolcall._derive.descriptions import field_description
+
+if TYPE_CHECKING:
+    from toolcall._derive.types import TypeResolver
+
+__all__ = [
+    "class_ref",
+    "is_documenting_type",
+    "is_object_class",
+    "is_special",
+    "is_typeddict",
+    "model_type",
+    "object_type",
+]
+
+_REQUIRED_WRAPPERS = ("Required", "NotRequired", "ReadOnly")
+MISSING: Any = object()
+
+
+def class_ref(cls: Any) -> str:
+    """The ``module:qualname`` a dispatch plan imports the class back from."""
+    return f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', repr(cls))}"
+
+
+def is_object_class(tp: type) -> bool:
+    """The classes :func:`object_type` reads (pydantic models are read by :func:`model_type`)."""
+    return is_typeddict(tp) or dataclasses.is_dataclass(tp) or _is_namedtuple(tp) or _is_struct(tp)
+
+
+def is_typeddict(tp: Any) -> bool:
+    if not isinstance(tp, type):
+        return False
+    te = _typing_extensions()
+    return typing.is_typeddict(tp) or (te is not None and te.is_typeddict(tp))
+
+
+def _typing_extensions() -> Any:
+    """typing_extensions only if the user's code imported it: it is not our dependency."""
+    return sys.modules.get("typing_extensions")
+
+
+def is_special(tp: Any, name: str) -> bool:
+    """``typing.<name>`` or ``typing_extensions.<name>``, whichever the user wrote."""
+    if tp is None:
+        return False
+    if tp is getattr(typing, name, None):
+        return True
+    te = _typing_extensions()
+    return te is not None and tp is getattr(te, name, None)
+
+
+def _is_namedtuple(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def is_documenting_type(tp: Any) -> bool:
+    """The kinds of class whose own docstring may describe a parameter (SPEC 2)."""
+    return isinstance(tp, type) and (
+        pydantic_types.is_model(tp)
+        or is_typeddict(tp)
+        or dataclasses.is_dataclass(tp)
+        or _is_namedtuple(tp)
+        or _is_struct(tp)
+        or issubclass(tp, enum.Enum)
+    )
+
+
+def _strip_required(tp: Any) -> tuple[Any, bool | None]:
+    """Unwrap ``Required[...]`` / ``NotRequired[...]``; returns (type, required or None)."""
+    required: bool | None = None
+    while True:
+        origin = typing.get_origin(tp)
+        name = next((n for n in _REQUIRED_WRAPPERS if is_special(origin, n)), None)
+        if name is not None:
+            if name == "Required":
+                required = True
+            elif name == "NotRequired":
+                required = False
+            tp = typing.get_args(tp)[0]
+        elif origin is typing.Annotated:
+            inner, extras = unwrap_annotated(tp)
+            inner, req = _strip_required(inner)
+            return typing.Annotated[(inner, *extras)] if extras else inner, req
+        else:
+            return tp, required
+
+
+def object_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
+    """A TypedDict, msgspec Struct, dataclass or NamedTuple as a closed object."""
+    ref = class_ref(tp)
+    resolver.classes[ref] = tp
+    resolver.dep_modules.add(tp.__module__)
+    docs = resolver.field_docs(tp)
+    try:
+        hints = typing.get_type_hints(tp, include_extras=True)
+    except Exception:
+        hints = dict(getattr(tp, "__annotations__", {}))
+    fields: list[ir.Field] = []
+    if is_typeddict(tp):
+        required_keys = getattr(tp, "__required_keys__", frozenset(hints))
+        py = "dict"
+        for name, hint in hints.items():
+            hint, _ = _strip_required(hint)
+            fields.append(_field(resolver, tp, name, hint, name in required_keys, MISSING, docs))
+    elif _is_struct(tp):
+        py = "struct"
+        for info in msgspec.structs.fields(tp):
+            default = MISSING if info.default is msgspec.NODEFAULT else info.default
+            required = info.required
+            fields.append(
+                _field(
+                    resolver,
+                    tp,
+                    info.name,
+                    hints.get(info.name, info.type),
+                    required,
+                    default,
+                    docs,
+                )
+            )
+    elif dataclasses.is_dataclass(tp):
+        py = "dataclass"
+        for f in dataclasses.fields(tp):
+            if not f.init:
+                continue
+            has_default = f.default is not dataclasses.MISSING
+            has_factory = f.default_factory is not dataclasses.MISSING
+            fields.append(
+                _field(
+                    resolver,
+                    tp,
+                    f.name,
+                    hints.get(f.name, f.type),
+                    not (has_default or has_factory),
+                    f.default if has_default else MISSING,
+                    docs,
+                )
+            )
+    else:
+        py = "namedtuple"
+        defaults = getattr(tp, "_field_defaults", {})
+        for name in tp._fields:  # type: ignore[attr-defined]
+            fields.append(
+                _field(
+                    resolver,
+                    tp,
+                    name,
+                    hints.get(name, Any),
+                    name not in defaults,
+                    defaults.get(name, MISSING),
+                    docs,
+                )
+            )
+    return ir.Type(kind="object", py=py, ref=ref, fields=tuple(fields))
+
+
+def _field(
+    resolver: TypeResolver,
+    owner: type,
+    name: str,
+    hint: Any,
+    required: bool,
+    default: Any,
+    docs: dict[str, str],
+    *,
+    prop: str | None = None,
+    info: Any = None,
+) -> ir.Field:
+    """One property; ``prop`` is its wire name (a pydantic alias), ``info`` its FieldInfo."""
+    where = f"{owner.__qualname__}.{name}"
+    t = resolver.resolve(hint, where)
+    _, extras = unwrap_annotated(hint)
+    if info is not None:
+        extras = (*extras, info)
+    has_default, value = (False, None)
+    if default is not MISSING:
+        has_default, value, _ = schema_default(default, t)
+    return ir.Field(
+        name=prop or name,
+        type=t,
+        required=required,
+        has_default=has_default,
+        default=value,
+        description=field_description(extras, docs.get(name, "")),
+        examples=examples_metadata(extras),
+    )
+
+
+def model_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
+    """A pydantic model or pydantic dataclass: its fields, pydantic validates it."""
+    ref = class_ref(tp)
+    resolver.classes[ref] = tp
+    resolver.dep_modules.update((tp.__module__, "pydantic"))
+    docs = resolver.field_docs(tp)
+    fields: list[ir.Field] = []
+    for name, info in pydantic_types.fields_of(tp).items():
+        field_where = f"{tp.__qualname__}.{name}"
+        prop, alias_problem = pydantic_types.wire_name(name, info)
+        unhonoured = unhonoured_field_settings(info, alias_honoured=True)
+        if alias_problem:
+            unhonoured.append(alias_problem)
+        if unhonoured:
+            resolver.warn(
+                f"{field_where}: {', '.join(unhonoured)} is not honoured by toolcall in "
+                "the schema; pydantic still applies it when validating"
+            )
+        required = info.is_required()
+        default = MISSING
+        if not required and info.default_factory is None:
+            default = info.default
+        fields.append(
+            _field(
+                resolver,
+                tp,
+                name,
+                pydantic_types.field_hint(info),
+                required,
+                default,
+                docs,
+                prop=prop,
+                info=info,
+            )
+        )
+    additional = ir.Type(kind="any") if pydantic_types.extra(tp) == "allow" else None
+    return ir.Type(kind="object", py="model", ref=ref, fields=tuple(fields), additional=additional)
