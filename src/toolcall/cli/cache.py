@@ -112,7 +112,17 @@ def _build(directory: Path, args: argparse.Namespace) -> int:
 
 
 def _build_targets(targets: list[str]) -> list[str]:
-    """Module names for build's arguments: existing paths are searched, the rest imported."""
+    """Module names for build's arguments, as the application will import them.
+
+    An entry is found by module name, so a wrong name is a permanent silent miss in
+    production. A package named by its dotted name gives each module found under it the
+    package's name as a prefix (namespace packages included). A path is searched like
+    ``toolcall export`` does (``__init__.py`` chains), except that a module outside any
+    package, in a directory below the current one, is named the way the current directory
+    imports it: ``myapp/tools/weather.py`` without ``__init__.py`` files is
+    ``myapp.tools.weather`` (namespace packages), not ``weather``. Each such choice is
+    printed on stderr with the alternative.
+    """
     import importlib
 
     from toolcall.cli.discover import find_modules
@@ -123,18 +133,54 @@ def _build_targets(targets: list[str]) -> list[str]:
         if path.exists():
             roots = [path.parent if path.is_file() else path]
             found = [f for f in find_modules(roots) if not path.is_file() or f.path == path]
-        else:
-            package = importlib.import_module(target)
-            search = getattr(package, "__path__", None)
-            if search is None:
-                names.append(target)
-                continue
-            found = find_modules(Path(p) for p in search)
-        for item in found:
-            if str(item.root) not in sys.path:
-                sys.path.insert(0, str(item.root))
-            names.append(item.name)
+            for item in found:
+                name = _namespace_name(item.name, item.path, item.root)
+                if name != item.name:
+                    _note(
+                        f"{item.path}: built as {name} (namespace packages from the current "
+                        f"directory); if the application imports it as {item.name}, run "
+                        f"build from {item.root} instead"
+                    )
+                else:
+                    _importable(item.root)
+                names.append(name)
+            continue
+        package = importlib.import_module(target)
+        search = getattr(package, "__path__", None)
+        if search is None:
+            names.append(target)
+            continue
+        for folder in search:
+            for item in find_modules([Path(folder)]):
+                parts = item.path.relative_to(folder).with_suffix("").parts
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                names.append(".".join((target, *parts)))
     return sorted(set(names))
+
+
+def _namespace_name(name: str, path: Path, root: Path) -> str:
+    """``name`` prefixed with the namespace packages between the current directory and
+    ``root``, for a top-level module whose directory is not already importable."""
+    here = Path.cwd()
+    if "." in name or str(root) in sys.path:
+        return name
+    try:
+        between = root.resolve().relative_to(here.resolve()).parts
+    except ValueError:
+        return name
+    if not between or not all(part.isidentifier() for part in between):
+        return name
+    return ".".join((*between, name))
+
+
+def _importable(root: Path) -> None:
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+
+
+def _note(message: str) -> None:
+    print(f"{PROG}: note: {message}", file=sys.stderr)
 
 
 # -- parsing and output -----------------------------------------------------------------
