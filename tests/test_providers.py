@@ -13,6 +13,7 @@ import logging
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -542,3 +543,148 @@ def test_loopback_stops_when_the_block_ends():
         url = srv.url
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(url, timeout=1)
+
+
+# -- Gemini and Bedrock (issue 12.8) -----------------------------------------------------
+
+from botocore.stub import Stubber  # noqa: E402
+from google.genai import types as genai_types  # noqa: E402
+
+from toolcall.providers import (  # noqa: E402
+    bedrock_tool_results,
+    gemini_function_responses,
+)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_gemini_declarations_keep_the_schema(strict: bool) -> None:
+    """google-genai's FunctionDeclaration validates every emitted tool and keeps the schema."""
+    for module in ("examples.weather", "examples.orders"):
+        for tool in toolcall.emit(module, "gemini", strict=strict):
+            declared = genai_types.FunctionDeclaration.model_validate(dict(tool))
+            assert declared.name == tool["name"]
+            assert declared.parameters_json_schema == json.loads(
+                json.dumps(tool["parametersJsonSchema"])
+            )
+            assert declared.parameters is None  # the OpenAPI subset is not used
+
+
+def _bedrock_client() -> Any:
+    import boto3
+
+    return boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+
+
+CONVERSE_ANSWER = {
+    "output": {"message": {"role": "assistant", "content": [{"text": "done"}]}},
+    "stopReason": "end_turn",
+    "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+    "metrics": {"latencyMs": 1},
+}
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_bedrock_tool_config_passes_converse_validation(strict: bool) -> None:
+    """botocore validates the Converse request (toolConfig and a toolResult turn) against its
+    service model before sending: a stubbed client, no network."""
+    tools = [dict(tool) for tool in toolcall.Toolbox("examples.weather").emit("bedrock", strict)]
+    assert tools[0]["toolSpec"]["inputSchema"]["json"]["type"] == "object"
+    call = {
+        "role": "assistant",
+        "content": [
+            {"toolUse": {"toolUseId": "t1", "name": "get_weather", "input": {"city": "Oslo"}}},
+            {"toolUse": {"toolUseId": "t2", "name": "get_weather", "input": {"days": 2}}},
+        ],
+    }
+    results = bedrock_tool_results(
+        toolcall.Toolbox("examples.weather"), {"output": {"message": call}}
+    )
+    assert [r["toolResult"]["status"] for r in results] == ["success", "error"]
+    assert json.loads(results[0]["toolResult"]["content"][0]["text"])["city"] == "Oslo"
+    client = _bedrock_client()
+    with Stubber(client) as stub:
+        stub.add_response("converse", CONVERSE_ANSWER)
+        answer = client.converse(
+            modelId="anthropic.claude",
+            messages=[
+                {"role": "user", "content": [{"text": "weather?"}]},
+                call,
+                {"role": "user", "content": results},
+            ],
+            toolConfig={"tools": tools},
+        )
+        stub.assert_no_pending_responses()
+    assert answer["stopReason"] == "end_turn"
+
+
+def test_gemini_function_responses_answer_each_call() -> None:
+    """Function calls of a GenerateContentResponse become function_response parts google-genai
+    accepts: the value as JSON under "output", a failure under "error"."""
+    response = genai_types.GenerateContentResponse.model_validate(
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {
+                                "function_call": {
+                                    "id": "c1",
+                                    "name": "get_weather",
+                                    "args": {"city": "Oslo"},
+                                }
+                            },
+                            {
+                                "function_call": {
+                                    "id": "c2",
+                                    "name": "get_weather",
+                                    "args": {"days": 1.5},
+                                }
+                            },
+                        ],
+                    }
+                }
+            ]
+        }
+    )
+    parts = gemini_function_responses(toolcall.Toolbox("examples.weather"), response)
+    content = genai_types.Content(
+        role="user", parts=[genai_types.Part.model_validate(p) for p in parts]
+    )
+    first, second = (part.function_response for part in content.parts or [])
+    assert first is not None
+    assert second is not None
+    assert (first.id, first.name, first.response) == (
+        "c1",
+        "get_weather",
+        {"output": {"city": "Oslo", "days": 3, "temp": 21.5}},
+    )
+    assert second.response == {"error": "city: required argument missing"}
+
+
+def test_every_format_is_in_the_one_list() -> None:
+    """FORMATS drives emit, render, Toolbox and the CLI's choices."""
+    from toolcall._names import FORMATS
+
+    assert FORMATS == ("openai", "anthropic", "mcp", "gemini", "bedrock")
+    (tool,) = [t for t in toolcall.emit("examples.weather", "gemini") if t["name"] == "get_weather"]
+    derived = toolcall.derive(weather.get_weather)
+    assert toolcall.render(derived, "gemini") == json.loads(json.dumps(tool))
+    assert toolcall.render(derived, "bedrock") == {
+        "toolSpec": {
+            "name": "get_weather",
+            "description": tool["description"],
+            "inputSchema": {"json": tool["parametersJsonSchema"]},
+        }
+    }
+    root = str(Path(__file__).resolve().parents[1])
+    out = subproc.python(
+        "-m", "toolcall.cli.main", "export", "examples.weather", "--format", "bedrock", paths=[root]
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)[0]["toolSpec"]["name"] == "get_weather"

@@ -11,7 +11,7 @@ from typing import Final
 
 __all__ = ["FORMATS", "TOOL_NAME_RULE", "check_format", "valid_tool_name"]
 
-FORMATS: Final[tuple[str, ...]] = ("openai", "anthropic", "mcp")
+FORMATS: Final[tuple[str, ...]] = ("openai", "anthropic", "mcp", "gemini", "bedrock")
 """Every ``format`` ``emit`` and ``render`` accept, in the order error messages list them."""
 
 TOOL_NAME_RULE: Final = "^[a-zA-Z0-9_-]{1,64}$"

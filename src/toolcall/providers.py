@@ -14,7 +14,18 @@ OpenAI Chat Completions   ``{"role": "tool", "tool_call_id": id, "content": text
 OpenAI Responses          ``{"type": "function_call_output", "call_id": id, "output": text}``
 Anthropic Messages        ``{"type": "tool_result", "tool_use_id": id, "content": text}``
                           plus ``"is_error": True`` when the call failed
+Gemini (google-genai)     ``{"function_response": {"id": id, "name": name, "response":
+                          {"output": value}}}``, or ``{"error": message}`` as the response
+Bedrock Converse          ``{"toolResult": {"toolUseId": id, "content": [{"text": text}],
+                          "status": "success"}}`` (``"error"`` when the call failed)
 ========================  ===============================================================
+
+Each shape is typed as the SDK's own type where the SDK has one (``ChatCompletionToolMessageParam``,
+``FunctionCallOutput``, ``ToolResultBlockParam``, google-genai's ``PartDict``), so
+``messages.extend(openai_tool_messages(...))`` type-checks on a
+``list[ChatCompletionMessageParam]``; a checker that cannot import the SDK reads them as ``Any``.
+Gemini's ``response`` is the value as JSON (``encode_result`` decoded again: an object, not
+text, is what that API takes).
 
 ``text`` is ``toolcall.encode_result(value)`` when the tool returned ``value``, and
 ``{"error": "<message>"}`` (JSON) when it did not: the ``ToolError`` message names the
@@ -45,16 +56,16 @@ Examples
 >>> from toolcall.providers import openai_tool_message
 >>> box = toolcall.Toolbox("examples.weather")
 >>> call = {"id": "call_1", "type": "function",
-...         "function": {"name": "get_weather", "arguments": '{"city": "Oslo", "days": "5"}'}}
+...         "function": {"name": "get_weather", "arguments": '{"city": "Oslo", "days": 1.5}'}}
 >>> openai_tool_message(box, call)["content"]
-'{"error":"days: expected an integer, got \\'5\\'"}'
+'{"error":"days: expected an integer, got 1.5"}'
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Iterable, Mapping
-from typing import Any, Literal, NotRequired, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypeAlias, TypedDict
 
 import msgspec
 
@@ -62,18 +73,26 @@ from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
 
 __all__ = [
     "AnthropicToolResult",
+    "BedrockToolResult",
+    "GeminiFunctionResponse",
     "OpenAIToolMessage",
     "ResponsesFunctionCallOutput",
     "SupportsArun",
     "SupportsRun",
     "aanthropic_tool_result",
     "aanthropic_tool_results",
+    "abedrock_tool_results",
+    "agemini_function_responses",
     "anthropic_tool_result",
     "anthropic_tool_results",
     "aopenai_tool_message",
     "aopenai_tool_messages",
     "aresponses_output",
     "aresponses_outputs",
+    "bedrock_tool_result",
+    "bedrock_tool_results",
+    "gemini_function_response",
+    "gemini_function_responses",
     "openai_tool_message",
     "openai_tool_messages",
     "responses_output",
@@ -95,23 +114,56 @@ class SupportsArun(Protocol):
     def arun(self, name: str, args: Any, /) -> Awaitable[Ok[Any] | Err]: ...
 
 
-class OpenAIToolMessage(TypedDict):
+class _OpenAIToolMessage(TypedDict):
     role: Literal["tool"]
     tool_call_id: str
     content: str
 
 
-class ResponsesFunctionCallOutput(TypedDict):
+class _ResponsesFunctionCallOutput(TypedDict):
     type: Literal["function_call_output"]
     call_id: str
     output: str
 
 
-class AnthropicToolResult(TypedDict):
+class _AnthropicToolResult(TypedDict):
     type: Literal["tool_result"]
     tool_use_id: str
     content: str
     is_error: NotRequired[bool]
+
+
+class _GeminiFunctionResponse(TypedDict):
+    function_response: dict[str, Any]
+
+
+class _BedrockResult(TypedDict):
+    toolUseId: str
+    content: list[dict[str, str]]
+    status: Literal["success", "error"]
+
+
+class BedrockToolResult(TypedDict):
+    """A ``toolResult`` content block of a Converse user message (boto3 has no such type)."""
+
+    toolResult: _BedrockResult
+
+
+# A TypedDict is invariant in its (mutable) fields, so no TypedDict of our own is accepted
+# where the SDK's is wanted ("content: str" is not the SDK's "str | Iterable[...]"): to a type
+# checker the results are the SDK's own types. At runtime they are plain dicts either way.
+if TYPE_CHECKING:
+    from anthropic.types import ToolResultBlockParam as AnthropicToolResult
+    from google.genai.types import PartDict as GeminiFunctionResponse
+    from openai.types.chat import ChatCompletionToolMessageParam as OpenAIToolMessage
+    from openai.types.responses.response_input_param import (
+        FunctionCallOutput as ResponsesFunctionCallOutput,
+    )
+else:
+    OpenAIToolMessage: TypeAlias = _OpenAIToolMessage
+    ResponsesFunctionCallOutput: TypeAlias = _ResponsesFunctionCallOutput
+    AnthropicToolResult: TypeAlias = _AnthropicToolResult
+    GeminiFunctionResponse: TypeAlias = _GeminiFunctionResponse
 
 
 # Reading calls.
@@ -170,6 +222,49 @@ def _responses_call(item: Any) -> tuple[Any, Any, Any]:
         _field(item, "name", what),
         _field(item, "arguments", what),
     )
+
+
+def _gemini_call(call: Any) -> tuple[Any, Any, Any]:
+    """A ``FunctionCall`` (or a ``Part`` holding one, or the same as dicts)."""
+    inner = _optional(call, "function_call")
+    if inner is not None:
+        call = inner
+    what = "a Gemini function call"
+    args = _optional(call, "args")
+    return _optional(call, "id"), _field(call, "name", what), {} if args is None else args
+
+
+def _gemini_calls(response: Any) -> list[Any]:
+    """The function calls of a ``GenerateContentResponse``, a ``Content`` or a list."""
+    if isinstance(response, list | tuple):
+        return [item for item in response if _gemini_is_call(item)]
+    calls = _optional(response, "function_calls")
+    if calls is not None:
+        return list(calls)
+    return [part for part in _items(response, "parts", "a Content") if _gemini_is_call(part)]
+
+
+def _gemini_is_call(item: Any) -> bool:
+    return _optional(item, "function_call") is not None or _optional(item, "name") is not None
+
+
+def _bedrock_call(block: Any) -> tuple[Any, Any, Any]:
+    what = "a Bedrock toolUse content block"
+    use = _optional(block, "toolUse")
+    if use is not None:
+        block = use
+    return (
+        _field(block, "toolUseId", what),
+        _field(block, "name", what),
+        _field(block, "input", what),
+    )
+
+
+def _bedrock_calls(message: Any) -> list[Any]:
+    """The ``toolUse`` blocks of a Converse response, its message, or its content list."""
+    if isinstance(message, Mapping) and "output" in message:
+        message = message["output"].get("message", {})
+    return [block for block in _items(message, "content", "a message") if "toolUse" in block]
 
 
 def _anthropic_call(block: Any) -> tuple[Any, Any, Any]:
@@ -236,6 +331,24 @@ def _openai_message(call_id: Any, name: Any, result: Ok[Any] | Err) -> OpenAIToo
 def _responses_item(call_id: Any, name: Any, result: Ok[Any] | Err) -> ResponsesFunctionCallOutput:
     output, _ = _content(name, result)
     return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def _gemini_part(call_id: Any, name: Any, result: Ok[Any] | Err) -> GeminiFunctionResponse:
+    content, failed = _content(name, result)
+    response = _decoder.decode(content)
+    answer: Any = {
+        "name": name,
+        "response": response if failed else {"output": response},
+    }
+    if call_id is not None:
+        answer["id"] = call_id
+    return {"function_response": answer}
+
+
+def _bedrock_block(call_id: Any, name: Any, result: Ok[Any] | Err) -> BedrockToolResult:
+    content, failed = _content(name, result)
+    status: Literal["success", "error"] = "error" if failed else "success"
+    return {"toolResult": {"toolUseId": call_id, "content": [{"text": content}], "status": status}}
 
 
 def _anthropic_block(call_id: Any, name: Any, result: Ok[Any] | Err) -> AnthropicToolResult:
@@ -364,3 +477,52 @@ async def aanthropic_tool_results(toolbox: SupportsArun, message: Any) -> list[A
         for block in _items(message, "content", "an assistant message")
         if _optional(block, "type") == "tool_use"
     ]
+
+
+# Gemini (google-genai).
+
+
+def gemini_function_response(toolbox: SupportsRun, call: Any) -> GeminiFunctionResponse:
+    """Run one ``FunctionCall`` (or a ``Part`` holding one); the ``function_response`` part."""
+    call_id, name, arguments = _gemini_call(call)
+    return _gemini_part(call_id, name, toolbox.run(name, arguments))
+
+
+def gemini_function_responses(toolbox: SupportsRun, response: Any) -> list[GeminiFunctionResponse]:
+    """One ``function_response`` part per function call of a ``GenerateContentResponse``
+    (its ``function_calls``), a ``Content`` (its parts) or a list: the parts of the next
+    ``Content(role="user", parts=...)``."""
+    return [gemini_function_response(toolbox, call) for call in _gemini_calls(response)]
+
+
+async def agemini_function_responses(
+    toolbox: SupportsArun, response: Any
+) -> list[GeminiFunctionResponse]:
+    parts: list[GeminiFunctionResponse] = []
+    for call in _gemini_calls(response):
+        call_id, name, arguments = _gemini_call(call)
+        parts.append(_gemini_part(call_id, name, await toolbox.arun(name, arguments)))
+    return parts
+
+
+# AWS Bedrock Converse.
+
+
+def bedrock_tool_result(toolbox: SupportsRun, block: Any) -> BedrockToolResult:
+    """Run one ``{"toolUse": ...}`` content block; the ``toolResult`` block that answers it."""
+    call_id, name, arguments = _bedrock_call(block)
+    return _bedrock_block(call_id, name, toolbox.run(name, arguments))
+
+
+def bedrock_tool_results(toolbox: SupportsRun, message: Any) -> list[BedrockToolResult]:
+    """One ``toolResult`` per ``toolUse`` block of a Converse response (or its ``message``,
+    or the content list): the content of the next ``{"role": "user"}`` message."""
+    return [bedrock_tool_result(toolbox, block) for block in _bedrock_calls(message)]
+
+
+async def abedrock_tool_results(toolbox: SupportsArun, message: Any) -> list[BedrockToolResult]:
+    blocks: list[BedrockToolResult] = []
+    for block in _bedrock_calls(message):
+        call_id, name, arguments = _bedrock_call(block)
+        blocks.append(_bedrock_block(call_id, name, await toolbox.arun(name, arguments)))
+    return blocks

@@ -545,6 +545,10 @@ def test_weather_render_variants() -> None:
         ("anthropic", True),
         ("mcp", False),
         ("mcp", True),
+        ("gemini", False),
+        ("gemini", True),
+        ("bedrock", False),
+        ("bedrock", True),
         ("describe", False),
     ]
     for (fmt, strict), value in variants.items():
@@ -569,22 +573,26 @@ def test_empty_description_is_omitted_from_provider_envelopes() -> None:
         {"name": "ping", "input_schema": schema, "strict": True},
     )
     same(render(bare, "mcp"), {"name": "ping", "inputSchema": schema})
+    same(render(bare, "gemini", strict=True), {"name": "ping", "parametersJsonSchema": schema})
+    same(render(bare, "bedrock"), {"toolSpec": {"name": "ping", "inputSchema": {"json": schema}}})
     same(
         describe_entry(bare, "m"),
         {"module": "m", "name": "ping", "description": "", "parameters": schema},
     )
 
 
-@pytest.mark.parametrize("fmt", ["gemini", "describe", "OpenAI", ""])
+@pytest.mark.parametrize("fmt", ["vertex", "describe", "OpenAI", ""])
 def test_unknown_format_raises_value_error(fmt: str) -> None:
     """An unknown format raises ValueError naming the valid formats."""
-    with pytest.raises(ValueError, match=r"expected one of: openai, anthropic, mcp"):
+    with pytest.raises(
+        ValueError, match="expected one of: openai, anthropic, mcp, gemini, bedrock"
+    ):
         render(WEATHER, fmt)
 
 
 def test_formats_constant() -> None:
     """FORMATS lists the provider formats in SPEC order."""
-    assert FORMATS == ("openai", "anthropic", "mcp")
+    assert FORMATS == ("openai", "anthropic", "mcp", "gemini", "bedrock")
 
 
 def test_render_returns_independent_plain_dicts() -> None:

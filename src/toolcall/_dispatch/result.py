@@ -225,7 +225,10 @@ class ToolError:
         return self.message
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; ``json.dumps(..., allow_nan=False)`` accepts it for any value."""
+        """A JSON-ready dict; ``json.dumps(..., allow_nan=False)`` accepts it for any value.
+
+        Bounded like the message: ``value`` and ``names`` are shortened (``jsonable``).
+        """
         return {
             "kind": self.kind,
             "message": self.message,
@@ -233,7 +236,9 @@ class ToolError:
             "path": [jsonable(part) for part in self.path],
             "reason": self.reason,
             "value": jsonable(self.value),
-            "names": [jsonable(name) for name in self.names],
+            # as bounded as the message: the first names, then "..." for the rest
+            "names": [jsonable(name) for name in self.names[:_MAX_ITEMS]]
+            + (["..."] if len(self.names) > _MAX_ITEMS else []),
         }
 
     # Constructors, one per kind, so every message is phrased in one place. Each part taken
