@@ -483,3 +483,114 @@ def test_import_toolcall_installs_the_hook(value: str | None, expected: bool) ->
     """`import toolcall` installs the hook, unless TOOLCALL_HOOK=0."""
     out = run("out = {'installed': _hook.installed()}", TOOLCALL_HOOK=value)
     assert out == {"installed": expected}
+
+
+@pytest.mark.parametrize(
+    "getattr_body",
+    [
+        'return importlib.import_module(f"{__name__}.{name}")',
+        "raise KeyError(name)",
+    ],
+    ids=["lazy-submodule", "raises-keyerror"],
+)
+def test_a_module_getattr_is_never_run_by_the_hook(tmp_path: Path, getattr_body: str) -> None:
+    """The marker is read from ``__dict__``: a package whose ``__getattr__`` imports
+    submodules lazily (or raises) imports exactly as it does without the hook."""
+    write(
+        tmp_path,
+        "lazypkg/__init__.py",
+        f"""
+        import importlib
+        calls = []
+
+        def __getattr__(name):
+            calls.append(name)
+            {getattr_body}
+        """,
+    )
+    write(tmp_path, "lazypkg/sub.py", "VALUE = 1\n")
+    out = run(
+        """
+        _hook.install()
+        import lazypkg
+        out = {"calls": lazypkg.calls, "sub": "lazypkg.sub" in sys.modules}
+        """,
+        tmp_path,
+    )
+    assert out == {"calls": [], "sub": False}
+
+
+def test_a_provider_importing_a_marked_module_lazily_does_not_deadlock(tmp_path: Path) -> None:
+    """Thread A derives ``a``, whose provider imports ``b`` lazily in ``resolve``, while
+    thread B is importing ``b`` (so A waits for B's import lock): B's processing of ``b``
+    must not wait for anything A holds."""
+    write(
+        tmp_path,
+        "prov.py",
+        """
+        import builtins, importlib
+        import toolcall
+
+        class Money:
+            pass
+
+        class MoneyType:
+            def resolve(self, tp, args):
+                if tp is Money:
+                    builtins.resolving.set()
+                    importlib.import_module("b")
+                    return toolcall.ir.Type(kind="string")
+                return None
+        """,
+    )
+    write(
+        tmp_path,
+        "a.py",
+        """
+        from prov import Money, MoneyType
+
+        __toolcall__ = True
+        __toolcall_types__ = [MoneyType]
+
+
+        def pay(amount: Money) -> None:
+            pass
+        """,
+    )
+    write(
+        tmp_path,
+        "b.py",
+        """
+        import builtins
+
+        __toolcall__ = True
+
+        builtins.b_started.set()
+        builtins.resolving.wait(30)
+
+
+        def ping(x: int) -> int:
+            return x
+        """,
+    )
+    out = run(
+        """
+        import builtins, os, threading
+        builtins.b_started, builtins.resolving = threading.Event(), threading.Event()
+        _hook.install()
+        importer_b = threading.Thread(target=importlib.import_module, args=("b",), daemon=True)
+        importer_b.start()
+        builtins.b_started.wait(30)
+        importer_a = threading.Thread(target=importlib.import_module, args=("a",), daemon=True)
+        importer_a.start()
+        importer_a.join(10)
+        importer_b.join(10)
+        if importer_a.is_alive() or importer_b.is_alive():
+            print(json.dumps("deadlock"), flush=True)
+            os._exit(0)
+        import a, b
+        out = [list(toolcall.tool_names(a)), list(toolcall.tool_names(b))]
+        """,
+        tmp_path,
+    )
+    assert out == [["pay"], ["ping"]]
