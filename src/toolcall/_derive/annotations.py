@@ -14,6 +14,7 @@ of dropping it silently.
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from typing import Any, Final
 
@@ -147,6 +148,8 @@ def injected(hint: Any) -> bool:
         if is_injected_marker(extra) or _is_framework(extra, _INJECTED_METADATA):
             return True
     origin = typing.get_origin(core)
+    if origin is typing.Union or origin is types.UnionType:  # ``ctx: Context | None = None``
+        return any(injected(arg) for arg in typing.get_args(core) if arg is not type(None))
     return _is_framework(origin if origin is not None else core, _INJECTED_CLASSES)
 
 

@@ -137,7 +137,7 @@ class TypeResolver:
     def _pydantic_owned(self, tp: Any, ref: str, where: str) -> ir.Type:
         """A type pydantic defines (``EmailStr``, ``HttpUrl``, ``UUID4``): pydantic's schema,
         and pydantic validates it."""
-        self.dep_modules.add("pydantic")
+        self.dep_modules.update(("pydantic", ref.partition(":")[0]))
         t, dropped = pydantic_types.owned_type(tp, ref)
         self.classes[ref] = tp
         if dropped:
