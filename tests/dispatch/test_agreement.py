@@ -894,22 +894,7 @@ def test_patterns_are_ecma_262(pattern: str, good: list[str], bad: list[str]) ->
         assert caught.value.reason == "pattern_mismatch"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 12.3: _derive/types.py reads __required_keys__, which is wrong "
-                "under string annotations (fix given to the realcode helper)",
-            ),
-        )
-        if name == "objects"
-        else name
-        for name in TOOLS[FUTURE]
-    ],
-)
+@pytest.mark.parametrize("name", TOOLS[FUTURE])
 def test_future_annotations_change_no_schema(
     modules: dict[str, types.ModuleType], name: str
 ) -> None:

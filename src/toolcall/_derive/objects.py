@@ -132,8 +132,11 @@ def object_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
         required_keys = getattr(tp, "__required_keys__", frozenset(hints))
         py = "dict"
         for name, hint in hints.items():
-            hint, _ = _strip_required(hint)
-            fields.append(_field(resolver, tp, name, hint, name in required_keys, MISSING, docs))
+            # an explicit Required/NotRequired wins: under ``from __future__ import annotations``
+            # the class saw only strings, so its __required_keys__ ignored them
+            hint, explicit = _strip_required(hint)
+            required = name in required_keys if explicit is None else explicit
+            fields.append(_field(resolver, tp, name, hint, required, MISSING, docs))
     elif _is_struct(tp):
         py = "struct"
         for info in msgspec.structs.fields(tp):
