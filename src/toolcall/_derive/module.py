@@ -24,11 +24,12 @@ from toolcall._derive.descriptions import (
     parameter_description,
     tool_description,
 )
+from toolcall._derive.discovery import candidates, is_marked, providers_of
 from toolcall._derive.docstrings import parse_docstring, read_docstring
 from toolcall._derive.source import SourceDocs, module_docs, object_docs
 from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
-from toolcall._markers import EXCLUDE_ATTR, PARAMS_ATTR, TOOL_ATTR, Param, ToolMeta, is_field_info
+from toolcall._markers import PARAMS_ATTR, TOOL_ATTR, Param, ToolMeta, is_field_info
 from toolcall._names import TOOL_NAME_RULE, valid_tool_name
 
 __all__ = [
@@ -55,15 +56,6 @@ class Derived:
     dep_modules: set[str] = field(default_factory=set)
 
 
-def is_marked(module: types.ModuleType) -> bool:
-    """Only the literal ``__toolcall__ = True`` marks a module (not any truthy value).
-
-    Read from the module's ``__dict__``: ``getattr`` would run a module ``__getattr__``
-    (lazy-submodule packages), a side effect on a module that is not even marked.
-    """
-    return vars(module).get("__toolcall__") is True
-
-
 def warn_at(fn: Callable[..., Any], message: str) -> None:
     """Issue a ``ToolcallWarning`` pointing at ``fn``'s own file and first line."""
     warnings.warn_explicit(message, ToolcallWarning, *_location(fn))
@@ -72,41 +64,6 @@ def warn_at(fn: Callable[..., Any], message: str) -> None:
 def _location(fn: Callable[..., Any]) -> tuple[str, int]:
     code = getattr(inspect.unwrap(fn), "__code__", None)
     return (code.co_filename, code.co_firstlineno) if code is not None else ("<unknown>", 0)
-
-
-def providers_of(module: types.ModuleType) -> list[Any]:
-    """``__toolcall_types__`` entries, classes instantiated once without arguments."""
-    entries = getattr(module, "__toolcall_types__", ()) or ()
-    providers = []
-    for entry in entries:
-        if isinstance(entry, type):
-            entry = entry()
-        providers.append(entry)
-    return providers
-
-
-def candidates(module: types.ModuleType) -> list[Callable[..., Any]]:
-    """The module's tools: public functions defined here under their own name, in order."""
-    names = getattr(module, "__all__", None)
-    allowed = set(names) if names is not None else None
-    found: list[Callable[..., Any]] = []
-    for name, obj in vars(module).items():
-        if name.startswith("_") or (allowed is not None and name not in allowed):
-            continue
-        if not inspect.isfunction(obj) or obj.__name__ != name or name == "<lambda>":
-            continue
-        if getattr(obj, "__module__", None) != module.__name__:
-            continue
-        if getattr(obj, EXCLUDE_ATTR, False):
-            continue
-        found.append(obj)
-    found.sort(key=_first_line)
-    return found
-
-
-def _first_line(fn: Callable[..., Any]) -> int:
-    code = getattr(inspect.unwrap(fn), "__code__", None)
-    return code.co_firstlineno if code is not None else 0
 
 
 def derive_module(module: types.ModuleType) -> Derived:
@@ -164,8 +121,9 @@ class _Derivation:
         mode = vars(module).get("__toolcall_description__", "summary") if module else "summary"
         if mode not in DESCRIPTION_MODES:
             filename = getattr(module, "__file__", None) or "<unknown>"
+            module_name = module.__name__
             warnings.warn_explicit(
-                f"{getattr(module, '__name__', '?')}: __toolcall_description__ = {mode!r}; "
+                f"{module_name}: __toolcall_description__ = {mode!r}; "
                 f"expected one of {', '.join(map(repr, DESCRIPTION_MODES))} (using 'summary')",
                 ToolcallWarning,
                 filename,
