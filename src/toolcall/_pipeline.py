@@ -162,9 +162,10 @@ def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> Mod
 def _entry_from_cache(module: types.ModuleType, cached: _cache.Entry[Any]) -> ModuleEntry:
     """An entry for an IR read from the cache, once ``_trust`` has checked it against
     ``module``; raises ``Untrusted`` (or ``KeyError`` for a missing variant) otherwise."""
-    from toolcall._derive.module import candidates, class_ref, providers_of
+    from toolcall._derive.discovery import candidates, providers_of
 
-    providers = {class_ref(type(p)): p for p in providers_of(module)}
+    # keyed like ``_derive.types.class_ref``, which is not worth importing derivation for
+    providers = {f"{type(p).__module__}:{type(p).__qualname__}": p for p in providers_of(module)}
     functions, classes = _trust.verify(
         module,
         cached.ir,

@@ -63,9 +63,9 @@ def _is_struct(cls: type) -> bool:
 
 
 def _is_typeddict(cls: type) -> bool:
-    import typing
-
-    return typing.is_typeddict(cls)
+    """``typing`` and ``typing_extensions`` TypedDicts alike (3.11's ``is_typeddict`` knows
+    only its own): a dict subclass carrying the key sets their metaclasses set."""
+    return issubclass(cls, dict) and "__required_keys__" in vars(cls)
 
 
 def _is_model(cls: type) -> bool:
