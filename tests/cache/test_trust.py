@@ -352,3 +352,58 @@ print(json.dumps(tool["inputSchema"]["properties"]["units"]["enum"]))
     assert run(root, cache, schema) == ["c", "f"]
     consts.write_text('from typing import Literal\n\nUnits = Literal["c", "f", "k"]\n')
     assert run(root, cache, schema) == ["c", "f", "k"]
+
+
+KINDS = '''
+import dataclasses
+import enum
+import typing
+
+import msgspec
+import typing_extensions
+
+__toolcall__ = True
+
+
+class Size(enum.Enum):
+    S = "s"
+
+
+@dataclasses.dataclass
+class Box:
+    size: Size
+
+
+class Point(typing.NamedTuple):
+    x: int
+
+
+class Tag(msgspec.Struct):
+    name: str
+
+
+class Plain(typing.TypedDict):
+    a: int
+
+
+class Extended(typing_extensions.TypedDict):
+    b: int
+
+
+def pack(box: Box, at: Point, tag: Tag, plain: Plain, extended: Extended, days: int = 3) -> str:
+    """Pack."""
+    return "ok"
+'''
+
+WARM = """
+import json, sys, toolcall, tools
+names = list(toolcall.tool_names(tools))
+print(json.dumps([names, "toolcall._derive.module" in sys.modules]))
+"""
+
+
+def test_a_genuine_entry_of_every_class_kind_passes_the_checks(tmp_path: Path) -> None:
+    """The checks never turn a real entry into a miss: the second process loads it without
+    importing derivation at all."""
+    root, cache, _ = primed(tmp_path, KINDS)
+    assert run(root, cache, WARM) == [["pack"], False]
