@@ -121,7 +121,7 @@ class _Derivation:
         mode = vars(module).get("__toolcall_description__", "summary") if module else "summary"
         if mode not in DESCRIPTION_MODES:
             filename = getattr(module, "__file__", None) or "<unknown>"
-            module_name = module.__name__
+            module_name = getattr(module, "__name__", "")
             warnings.warn_explicit(
                 f"{module_name}: __toolcall_description__ = {mode!r}; "
                 f"expected one of {', '.join(map(repr, DESCRIPTION_MODES))} (using 'summary')",
