@@ -163,6 +163,8 @@ def _class(t: ir.Type, allowed: set[str]) -> type:
         obj = namespace.get(part) if isinstance(namespace, dict | types.MappingProxyType) else None
         if obj is None:
             raise Untrusted(f"{t.ref}: not found without importing")
+    if t.py == "pydantic" and module_name.partition(".")[0] == "pydantic":
+        return obj  # type: ignore[return-value]  # an alias such as pydantic.types:UUID4
     if not (
         isinstance(obj, type)
         and vars(obj).get("__module__") == module_name
@@ -216,6 +218,8 @@ def _check_defaults(tool: ir.Tool, fn: Callable[..., Any]) -> None:
     live = _live_defaults(fn)
     for p in emitted:
         value = live.get(p.name, _NOT_JSON)
+        if type(value).__name__ == "FieldInfo":  # ``x: int = Field(3)``: its default is 3
+            value = getattr(value, "default", _NOT_JSON)
         if value is _NOT_JSON or not _same(_jsonish(value), p.default):
             raise Untrusted(f"tool {tool.name!r}: the default of {p.name!r} changed")
 

@@ -19,7 +19,7 @@ __toolcall_description__ = "full"
 
 from typing import Annotated
 
-from pydantic import BaseModel, EmailStr, Field
+from pydantic import UUID4, BaseModel, EmailStr, Field
 
 import toolcall
 
@@ -36,6 +36,7 @@ class Book(BaseModel):
 def add_book(
     book: Book,
     notify: Annotated[EmailStr | None, Field(description="Who to tell")] = None,
+    order: UUID4 | None = Field(None, description="The purchase order"),
 ) -> str:
     """Add a book.
 
@@ -164,6 +165,7 @@ def test_models_round_trip_through_the_cache_and_a_sourceless_deployment(tmp_pat
         "the book to add",
         "Check the catalogue first: duplicates are refused.",
         "Who to tell",
+        "The purchase order",
     ):
         assert description in text
     mcp = json.loads(shipped.stdout)["mcp:False"][0]
