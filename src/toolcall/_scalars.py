@@ -355,7 +355,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
             "type({x}) is float and _isfinite({x}) or type({x}) is int",
             "{x} if type({x}) is float else float({x})",
         ),
-        output={"type": "number"},
+        output={"type": ["number", "null"]},  # msgspec writes NaN and the infinities as null
     ),
     Scalar(
         "bool",

@@ -11,7 +11,8 @@ import itertools
 import math
 import pathlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
@@ -362,6 +363,12 @@ def _enc_hook(value: Any) -> Any:
         return str(value)
     if isinstance(value, ToolError):
         return value.to_dict()
+    # what a Mapping[str, T] or Sequence[T] annotation allows beyond dict and list
+    # (MappingProxyType, ChainMap, deque, range, dict views), written as its output schema says
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, Sequence | AbstractSet):
+        return list(value)
     msg = f"cannot encode a {type(value).__name__} as JSON; return plain data from the tool"
     raise TypeError(msg)
 
