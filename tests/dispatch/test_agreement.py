@@ -75,7 +75,10 @@ import decimal
 import enum
 import pathlib
 import uuid
-from typing import Annotated, Any, Literal, NamedTuple, NotRequired, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import (
+    Annotated, Any, Literal, NamedTuple, NewType, NotRequired, Optional, TypedDict, TypeVar,
+)
 
 import annotated_types as at
 import msgspec
@@ -209,6 +212,26 @@ def kwargs_tool(a: int, **extra: float) -> None:
 
 def positional(a: int = 1, b: str = "x", /) -> None:
     return None
+
+
+UserId = NewType("UserId", int)
+N = TypeVar("N", bound=float)
+
+
+class Opaque:
+    pass
+
+
+def aliases(
+    seq: Sequence[str],
+    ro: Mapping[str, int],
+    thing: object,
+    user: UserId,
+    bound: N,
+    opaque: Opaque,
+    old: Optional[int] = None,
+) -> None:
+    return None
 """
 
 TOOLS: dict[str, tuple[str, ...]] = {
@@ -226,6 +249,7 @@ TOOLS: dict[str, tuple[str, ...]] = {
         "wire",
         "kwargs_tool",
         "positional",
+        "aliases",
     ),
 }
 CASES = [(module, name) for module, names in TOOLS.items() for name in names]
@@ -762,6 +786,15 @@ FULL: dict[tuple[str, str], dict[str, Any]] = {
     (BROAD, "wire"): {"user_id": "5", "ids": ["1", "2"], "page": "2"},
     (BROAD, "kwargs_tool"): {"a": 1, "z": 1.5},
     (BROAD, "positional"): {"a": 1, "b": "y"},
+    (BROAD, "aliases"): {
+        "seq": ["a"],
+        "ro": {"k": 1},
+        "thing": [1, {"x": None}],
+        "user": 7,
+        "bound": 1.5,
+        "opaque": {"any": "json"},
+        "old": 3,
+    },
 }
 
 
