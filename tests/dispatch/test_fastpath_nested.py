@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import toolcall
 from fakes import near_stack_limit
 from toolcall import _pipeline, _registry, ir
+from toolcall._derive.module import derive_function
 from toolcall._dispatch.fastpath import MISS, build_fastpath
 from toolcall._dispatch.plan import build_plan
 from toolcall._dispatch.result import Ok
@@ -107,8 +108,9 @@ def dataclasses_fields(value: Any) -> bool:
 @pytest.fixture
 def nested(make_module: Callable[..., types.ModuleType]) -> tuple[ir.Tool, Any, Any]:
     module = make_module(NESTED)
-    tool = toolcall.derive(module.order)
-    return tool, module.order, _pipeline.LiveResolver({}, {})
+    tool, derived = derive_function(module.order)
+    # the classes derivation met: a resolver never imports what an IR names
+    return tool, module.order, _pipeline.LiveResolver(derived.classes, {})
 
 
 def paths(nested: tuple[ir.Tool, Any, Any]) -> tuple[Any, Any]:
