@@ -34,9 +34,12 @@ Directives are HTML comments (invisible on the site) on the lines just before a 
   the Python expression, evaluated in the page's namespace (an emitted schema shown as JSON).
 - ``<!-- docs-test: exit N -->`` on a ``console`` or shell block: the expected exit status.
 - ``<!-- docs-test: fake-model ... -->``: the script the fake model follows from this block on.
-  Pages call ``OpenAI()`` and ``Anthropic()`` as a program would; during the test,
-  ``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL`` point the real SDKs at a server on 127.0.0.1
-  that plays the model. Script lines: ``call NAME {json args}`` starts a turn with one tool
+  Pages call ``OpenAI()``, ``Anthropic()``, ``genai.Client()`` and
+  ``boto3.client("bedrock-runtime")`` as a program would; during the test,
+  ``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ``GOOGLE_GEMINI_BASE_URL`` and
+  ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` point the real SDKs at a server on 127.0.0.1 that plays
+  the model (Chat Completions, Responses, Messages, generateContent, Converse). Script
+  lines: ``call NAME {json args}`` starts a turn with one tool
   call, ``also NAME {json args}`` adds a parallel call to that turn, ``say TEXT`` is the final
   answer after the last turn. Like the real APIs, the server refuses a request whose tool calls
   were not all answered, or that does not offer a tool the script calls.
@@ -216,6 +219,10 @@ class FakeModel:
             return self._responses(body, self.script)
         if path.endswith("/messages"):
             return self._anthropic(body, self.script)
+        if path.endswith(":generateContent"):
+            return self._gemini(body, self.script)
+        if path.endswith("/converse"):
+            return self._bedrock(body, self.script)
         msg = f"no such endpoint {path}"
         raise Refused(msg)
 
@@ -359,6 +366,72 @@ class FakeModel:
             "stop_reason": stop,
             "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+
+    def _gemini(self, body: Any, script: Script) -> Any:
+        """generateContent: each model turn's function calls are answered, by name, by the
+        function responses of the user turn after it."""
+        contents = body["contents"]
+        pairs = []
+        for n, content in enumerate(contents):
+            parts = content.get("parts") or []
+            asked = [p["functionCall"]["name"] for p in parts if "functionCall" in p]
+            if content.get("role") != "model" or not asked:
+                continue
+            reply = contents[n + 1].get("parts") or [] if n + 1 < len(contents) else []
+            answers = [p["functionResponse"] for p in reply if "functionResponse" in p]
+            for answer in answers:
+                if not isinstance(answer.get("response"), dict):
+                    msg = "a function response's response must be an object"
+                    raise Refused(msg)
+            pairs.append((asked, [a["name"] for a in answers]))
+        _calls_answered(pairs)
+        turn = sum(1 for c in contents if c.get("role") == "model")
+        if turn < len(script.turns):
+            offered = [
+                d["name"] for t in body.get("tools", []) for d in t.get("functionDeclarations", [])
+            ]
+            _offered(offered, script.turns[turn])
+            parts = [{"functionCall": {"name": n, "args": a}} for n, a in script.turns[turn]]
+        else:
+            parts = [{"text": script.final}]
+        return {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5},
+            "modelVersion": "fake",
+        }
+
+    def _bedrock(self, body: Any, script: Script) -> Any:
+        """Converse: each assistant message's toolUse blocks are answered by the toolResult
+        blocks of the user message after it."""
+        messages = body["messages"]
+        pairs = []
+        for n, message in enumerate(messages):
+            asked = [b["toolUse"]["toolUseId"] for b in message["content"] if "toolUse" in b]
+            if message["role"] != "assistant" or not asked:
+                continue
+            reply = messages[n + 1]["content"] if n + 1 < len(messages) else []
+            answered = [b["toolResult"]["toolUseId"] for b in reply if "toolResult" in b]
+            pairs.append((asked, answered))
+        _calls_answered(pairs)
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        if turn < len(script.turns):
+            tools = body.get("toolConfig", {}).get("tools", [])
+            _offered([t["toolSpec"]["name"] for t in tools], script.turns[turn])
+            content = [
+                {"toolUse": {"toolUseId": f"tooluse_{turn}_{i}", "name": name, "input": args}}
+                for i, (name, args) in enumerate(script.turns[turn])
+            ]
+            stop = "tool_use"
+        else:
+            content, stop = [{"text": script.final}], "end_turn"
+        return {
+            "output": {"message": {"role": "assistant", "content": content}},
+            "stopReason": stop,
+            "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+            "metrics": {"latencyMs": 1},
         }
 
 
@@ -569,6 +642,19 @@ def test_page_runs(
     monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-docs")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-docs")
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
+    # boto3 reads nothing of the user's: no ~/.aws, no instance metadata
+    monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", url)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "docs")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "docs")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "aws-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
     run = PageRun(page, directory, model)
     try:
         for block in blocks_of(page):
