@@ -383,8 +383,8 @@ imported = _rss()
 entry = _pipeline.process(tools1000)
 toolcall.emit(tools1000, "openai")
 loaded = _rss()
-for plan in entry.plans.values():
-    plan.run({})
+for name in entry.tool_names:
+    entry.plans[name].run({})
 compiled = _rss()
 _end = time.perf_counter_ns()
 done(rss_toolcall=rss, rss_imported=imported, rss_loaded=loaded, rss_compiled=compiled)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall import _hook
 from toolcall._emit import describe, emit, tool_names
-from toolcall._errors import NotAToolModule, ToolcallWarning
+from toolcall._errors import NotAToolModule, ToolcallWarning, ToolRetry
 from toolcall._hook import install, installed, uninstall
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from toolcall._render.strict import check_strict
     from toolcall._run import arun, run
     from toolcall._toolbox import Toolbox
-    from toolcall._version import __version__
+    from toolcall._version import __version__ as __version__
 
 __all__ = [
     "Err",
@@ -36,6 +36,7 @@ __all__ = [
     "Ok",
     "Param",
     "ToolError",
+    "ToolRetry",
     "Toolbox",
     "ToolcallWarning",
     "arun",

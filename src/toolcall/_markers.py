@@ -11,7 +11,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, overload
 
-from toolcall._names import TOOL_NAME_RULE, valid_tool_name
+from toolcall._names import (
+    EXCLUDE_ATTR,
+    PARAMS_ATTR,
+    TOOL_ATTR,
+    TOOL_NAME_RULE,
+    valid_tool_name,
+)
 
 __all__ = [
     "Injected",
@@ -26,9 +32,6 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-EXCLUDE_ATTR = "__toolcall_exclude__"
-PARAMS_ATTR = "__toolcall_params__"
-TOOL_ATTR = "__toolcall_tool__"
 
 MCP_HINTS: Final = frozenset({"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
 """The MCP tool annotations ``@toolcall.tool(annotations=...)`` accepts."""

@@ -9,10 +9,24 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["FORMATS", "TOOL_NAME_RULE", "check_format", "valid_tool_name"]
+__all__ = [
+    "EXCLUDE_ATTR",
+    "FORMATS",
+    "PARAMS_ATTR",
+    "TOOL_ATTR",
+    "TOOL_NAME_RULE",
+    "check_format",
+    "valid_tool_name",
+]
 
 FORMATS: Final[tuple[str, ...]] = ("openai", "anthropic", "mcp", "gemini", "bedrock")
 """Every ``format`` ``emit`` and ``render`` accept, in the order error messages list them."""
+
+EXCLUDE_ATTR: Final = "__toolcall_exclude__"
+PARAMS_ATTR: Final = "__toolcall_params__"
+TOOL_ATTR: Final = "__toolcall_tool__"
+"""The attributes ``@toolcall.exclude``, ``@toolcall.param`` and ``@toolcall.tool`` set on a
+function; discovery reads the first on a warm load, without importing the markers."""
 
 TOOL_NAME_RULE: Final = "^[a-zA-Z0-9_-]{1,64}$"
 """What OpenAI and Anthropic both require of a tool name."""

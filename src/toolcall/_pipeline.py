@@ -33,14 +33,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from toolcall import _registry, _trust, ir
 from toolcall._cache import store as _cache
-from toolcall._cache.fingerprint import SOURCE_LIMIT, header_matches, read_regular
-from toolcall._dispatch.plan import build_plan
+from toolcall._cache.fingerprint import SOURCE_LIMIT, header_matches, read_regular, source_hash
 from toolcall._errors import NotAToolModule, ToolcallWarning
 from toolcall._names import FORMATS
 from toolcall._registry import ModuleEntry, Variants
 
 if TYPE_CHECKING:
     from toolcall._derive.module import Derived
+    from toolcall._dispatch.plan import ToolPlan
 
 __all__ = [
     "STALE",
@@ -126,6 +126,34 @@ class _CachedVariants(Variants):
         return super().__getitem__(key)
 
 
+class _Plans(dict[str, "ToolPlan"]):
+    """A module's dispatch plans, each built on its tool's first call.
+
+    A warm process that only emits never imports dispatch; an unknown name is a
+    ``KeyError``, like any dict's. Two threads asking first may both build a plan; the one
+    stored first is kept.
+    """
+
+    __slots__ = ("_functions", "_resolver", "_tools")
+
+    def __init__(
+        self,
+        tools: tuple[ir.Tool, ...],
+        functions: dict[str, Callable[..., Any]],
+        resolver: LiveResolver,
+    ) -> None:
+        super().__init__()
+        self._tools = {tool.name: tool for tool in tools}
+        self._functions = functions
+        self._resolver = resolver
+
+    def __missing__(self, name: str) -> ToolPlan:
+        tool = self._tools[name]
+        from toolcall._dispatch.plan import build_plan
+
+        return self.setdefault(name, build_plan(tool, self._functions[name], self._resolver))
+
+
 def _entry(
     module: types.ModuleType | None,
     module_ir: ir.ModuleIR,
@@ -133,9 +161,7 @@ def _entry(
     resolver: LiveResolver,
     ready: Variants,
 ) -> ModuleEntry:
-    plans = {
-        tool.name: build_plan(tool, functions[tool.name], resolver) for tool in module_ir.tools
-    }
+    plans = _Plans(module_ir.tools, functions, resolver)
     return ModuleEntry(
         module=module,
         name=module_ir.module,
@@ -326,11 +352,7 @@ def _lazy_source(module: types.ModuleType, origin: str) -> Source | None:
         except OSError:
             header = b""
         if len(header) == 16:
-            import importlib.util
-
-            if header_matches(
-                header, importlib.util.source_hash(data).hex(), int(st.st_mtime), len(data)
-            ):
+            if header_matches(header, source_hash(data), int(st.st_mtime), len(data)):
                 return Source(data, int(st.st_mtime))
             return None
     return Source(data, int(st.st_mtime))

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
-import importlib.util
 import os
 import stat
 import sys
@@ -28,9 +26,15 @@ from typing import Final, TypeAlias
 
 import msgspec
 
+try:  # hashlib's own C blake2b, without the OpenSSL bindings hashlib imports first
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other interpreters
+    from hashlib import blake2b
+
 __all__ = [
     "SOURCE_LIMIT",
     "Dep",
+    "blake2b",
     "dep_current",
     "dep_for_module",
     "digest",
@@ -40,6 +44,7 @@ __all__ = [
     "locate",
     "pyc_header",
     "read_regular",
+    "source_hash",
     "sourceless_matches",
 ]
 
@@ -97,7 +102,18 @@ def read_regular(
 
 def digest(data: bytes) -> str:
     """The content hash used for sources and file dependencies (blake2b, hex)."""
-    return hashlib.blake2b(data).hexdigest()
+    return blake2b(data).hexdigest()
+
+
+def source_hash(data: bytes) -> str:
+    """``importlib.util.source_hash`` of ``data``, hex: what a hash-based ``.pyc`` stores.
+
+    ``importlib.util`` is imported here, on the paths that need it (writing an entry, finding
+    a sourceless one), not by a warm load.
+    """
+    import importlib.util
+
+    return importlib.util.source_hash(data).hex()
 
 
 class Dep(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -190,7 +206,7 @@ def file_dep(path: StrPath, module: str = "") -> Dep:
         import_relative(absolute, module),
         digest(data),
         module=module,
-        pyc_hash=importlib.util.source_hash(data).hex(),
+        pyc_hash=source_hash(data),
         source_mtime=int(st.st_mtime),
         source_size=st.st_size & UINT32,
     )
@@ -352,6 +368,8 @@ def pyc_candidates(source_path: str) -> Iterator[str]:
             yield os.path.join(pycache, name)
     if sys.pycache_prefix:
         with contextlib.suppress(ValueError, NotImplementedError):
+            import importlib.util
+
             yield importlib.util.cache_from_source(source_path)
 
 

@@ -32,8 +32,6 @@ entry as ``Dep`` values (see ``fingerprint``) and checked by ``deps_current``.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
 import os
 import stat
 import sys
@@ -47,6 +45,7 @@ import msgspec
 from toolcall._cache.fingerprint import (
     UINT32,
     Dep,
+    blake2b,
     dep_current,
     dep_for_module,
     digest,
@@ -55,6 +54,7 @@ from toolcall._cache.fingerprint import (
     import_relative,
     pyc_header,
     read_regular,
+    source_hash,
 )
 from toolcall.ir import FORMAT_VERSION, ModuleIR
 
@@ -188,7 +188,7 @@ def cache_dir() -> Path | None:
 
 def key(module: str, source_digest: str) -> str:
     """The key of ``module``'s entry for a source digest, this IR format and Python minor."""
-    h = hashlib.blake2b()
+    h = blake2b()
     for part in (module, source_digest, str(FORMAT_VERSION), _PYTHON_MINOR):
         h.update(part.encode())
         h.update(b"\0")
@@ -237,7 +237,7 @@ def make_entry(
         source_path=absolute,
         source_rel=import_relative(absolute, module_ir.module),
         source_digest=digest(source),
-        pyc_hash=importlib.util.source_hash(source).hex(),
+        pyc_hash=source_hash(source),
         source_mtime=mtime,
         source_size=len(source) & UINT32,
         deps=tuple(deps),
@@ -324,7 +324,7 @@ def payload(data: bytes) -> memoryview:
     if version != VERSION:
         raise Reject("old format", f"format version {version.hex()}, expected {VERSION.hex()}")
     body = memoryview(data)[_HEADER_SIZE:]
-    checksum = hashlib.blake2b(body, digest_size=_CHECKSUM_SIZE).digest()
+    checksum = blake2b(body, digest_size=_CHECKSUM_SIZE).digest()
     if checksum != data[_HEADER_SIZE - _CHECKSUM_SIZE : _HEADER_SIZE]:
         raise Reject("unreadable", "checksum mismatch")
     return body
@@ -366,7 +366,7 @@ def write_entry(path: StrPath, entry: Entry[Any]) -> bool:
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
         _debug("toolcall cache: not writing %s: %s", path, exc)
         return False
-    checksum = hashlib.blake2b(body, digest_size=_CHECKSUM_SIZE).digest()
+    checksum = blake2b(body, digest_size=_CHECKSUM_SIZE).digest()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         _write_atomic(path, MAGIC + VERSION + checksum + body)

@@ -29,8 +29,8 @@ from toolcall._derive.docstrings import parse_docstring, read_docstring
 from toolcall._derive.source import SourceDocs, module_docs, object_docs
 from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
-from toolcall._markers import PARAMS_ATTR, TOOL_ATTR, Param, ToolMeta, is_field_info
-from toolcall._names import TOOL_NAME_RULE, valid_tool_name
+from toolcall._markers import Param, ToolMeta, is_field_info
+from toolcall._names import PARAMS_ATTR, TOOL_ATTR, TOOL_NAME_RULE, valid_tool_name
 
 __all__ = [
     "Derived",
