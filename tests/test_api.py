@@ -40,6 +40,7 @@ def test_public_surface():
         "Ok",
         "Param",
         "ToolError",
+        "ToolRetry",
         "ToolcallWarning",
         "Toolbox",
         "arun",

@@ -47,10 +47,19 @@ async def arun(
     args: Any,
     *,
     inject: Mapping[str, Any] | None = None,
+    timeout: float | None = None,
 ) -> Ok[Any] | Err:
-    """Like :func:`run`, awaiting ``async def`` tools; plain tools run inline."""
-    if inject is not None:
-        return await _arun(module, name, args, inject)
+    """Like :func:`run`, awaiting ``async def`` tools; plain tools run inline.
+
+    ``timeout`` (seconds) bounds the call: past it the answer is ``Err`` with kind
+    ``timeout``. An ``async def`` tool is cancelled; a plain one is then run in a worker
+    thread, which Python cannot kill: it runs to its end and its result is dropped.
+    """
+    if inject is not None or timeout is not None:
+        from toolcall._dispatch.plan import check_timeout  # dispatch is imported on first call
+
+        check_timeout(timeout)
+        return await _arun(module, name, args, inject, timeout)
     try:
         call = index[module].aruns[name]
     except (KeyError, TypeError):
@@ -82,13 +91,14 @@ async def _arun(
     name: str,
     args: Any,
     inject: Mapping[str, Any] | None = None,
+    timeout: float | None = None,
 ) -> Ok[Any] | Err:
     entry = lookup(module)
     try:
         plan = entry.plans[name]
     except (KeyError, TypeError):
         return Err(ToolError.unknown_tool(name, entry.tool_names))
-    result = await plan.arun_with(args, inject)
+    result = await plan.arun_within(args, inject, timeout)
     if plan.prepared:
         entry.aruns[name] = plan.arun
     return result

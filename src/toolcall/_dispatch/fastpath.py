@@ -36,6 +36,7 @@ from toolcall import ir
 from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer
 from toolcall._dispatch.coerce import _constructor as constructor
 from toolcall._dispatch.result import Err, Ok, ToolError
+from toolcall._errors import ToolRetry
 from toolcall._scalars import FAST_NAMES, row_of
 
 __all__ = ["MISS", "build_fastpath", "tool_exited", "tool_raised"]
@@ -101,7 +102,10 @@ _BOUNDS: Final = (
 
 
 def tool_raised(name: str, exc: Exception) -> Err:
-    """The tool raised: a bug in the tool, so it is logged with its traceback."""
+    """The tool raised: a bug in the tool, so it is logged with its traceback; a
+    ``ToolRetry`` is the tool answering the model, so it is not."""
+    if isinstance(exc, ToolRetry):
+        return Err(ToolError.retry(exc.message))
     _log.error("tool %s raised %s", name, type(exc).__name__, exc_info=exc)
     return Err(ToolError.raised(exc))
 

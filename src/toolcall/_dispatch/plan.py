@@ -34,7 +34,7 @@ from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import Err, Ok, ToolError, format_path, one_line
 from toolcall._markers import is_field_info
 
-__all__ = ["Result", "ToolPlan", "build_plan", "needs_general_path"]
+__all__ = ["Result", "ToolPlan", "build_plan", "check_timeout", "needs_general_path"]
 
 Result = Ok[Any] | Err
 
@@ -81,6 +81,38 @@ class ToolPlan:
     async def arun_with(self, args: Any, inject: Mapping[str, Any] | None) -> Result:
         """``arun`` with injected values; see :meth:`run_with`."""
         return await (self.arun(args, inject) if self.injects else self.arun(args))
+
+    async def arun_within(
+        self, args: Any, inject: Mapping[str, Any] | None, timeout: float | None
+    ) -> Result:
+        """:meth:`arun_with`, answering ``timeout`` (an ``Err``) after ``timeout`` seconds.
+
+        An ``async def`` tool is cancelled. A plain tool runs in a worker thread (the default
+        executor's), since a function running on the event loop cannot be interrupted; when
+        the time is up the caller gets its answer, but Python cannot stop the thread, which
+        runs the function to its end and whose result is dropped.
+        """
+        if timeout is None:
+            return await self.arun_with(args, inject)
+        import asyncio  # only for timed calls: a process that never times one does not pay
+
+        try:
+            if self.is_async:
+                async with asyncio.timeout(timeout):
+                    return await self.arun_with(args, inject)
+            return await asyncio.wait_for(asyncio.to_thread(self.run_with, args, inject), timeout)
+        except TimeoutError:
+            # the tool's own TimeoutError is a raised error inside arun_with: this is the limit
+            return Err(ToolError.timeout(timeout))
+
+
+def check_timeout(timeout: object) -> None:
+    """A timeout is a positive number of seconds or None; anything else is the program's bug."""
+    if timeout is None:
+        return
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        msg = f"timeout must be a positive number of seconds or None, not {timeout!r}"
+        raise ValueError(msg)
 
 
 class _Parameter:

@@ -205,7 +205,7 @@ class ToolError:
 
     ``kind`` is one of ``unknown_tool``, ``invalid_arguments``, ``non_string_arguments``,
     ``unknown_arguments``, ``missing_argument``, ``argument_gap``, ``invalid_argument``,
-    ``async_tool``, ``raised``, ``exited``. ``str(error)`` is ``message``.
+    ``async_tool``, ``raised``, ``exited``, ``retry``, ``timeout``. ``str(error)`` is ``message``.
     """
 
     kind: str
@@ -337,6 +337,16 @@ class ToolError:
     @classmethod
     def exited(cls, code: Any) -> ToolError:
         return cls("exited", f"the tool exited with code {_short(code)}", value=code)
+
+    @classmethod
+    def retry(cls, message: Any) -> ToolError:
+        """The tool's own ``ToolRetry`` message, for the model: nothing is added to it."""
+        text = _text(message if isinstance(message, str) else str(message))
+        return cls("retry", text or "the tool asks for a different call", value=text)
+
+    @classmethod
+    def timeout(cls, limit: float) -> ToolError:
+        return cls("timeout", f"the tool did not finish within {limit:g} seconds", value=limit)
 
 
 # Frozen msgspec structs rather than frozen dataclasses: both are slotted, immutable and
