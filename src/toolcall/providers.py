@@ -63,15 +63,37 @@ Examples
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Awaitable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypeAlias, TypedDict
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-import msgspec
+from toolcall._provider_wire import (
+    AnthropicToolResult,
+    BedrockToolResult,
+    GeminiFunctionResponse,
+    OpenAIToolMessage,
+    ResponsesFunctionCallOutput,
+    SupportsArun,
+    SupportsRun,
+    _anthropic_block,
+    _anthropic_call,
+    _bedrock_block,
+    _bedrock_call,
+    _bedrock_calls,
+    _gemini_call,
+    _gemini_calls,
+    _gemini_part,
+    _items,
+    _openai_arun,
+    _openai_call,
+    _openai_message,
+    _openai_run,
+    _optional,
+    _responses_call,
+    _responses_item,
+    gather,
+)
 
-from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
-
-__all__ = [
+__all__ = [  # the helpers, and the types they take and give
     "AnthropicToolResult",
     "BedrockToolResult",
     "GeminiFunctionResponse",
@@ -100,265 +122,6 @@ __all__ = [
     "responses_tools",
 ]
 
-_log = logging.getLogger("toolcall")
-_decoder = msgspec.json.Decoder()
-_encoder = msgspec.json.Encoder()
-_MISSING: Any = object()
-
-
-class SupportsRun(Protocol):
-    def run(self, name: str, args: Any, /) -> Ok[Any] | Err: ...
-
-
-class SupportsArun(Protocol):
-    def arun(self, name: str, args: Any, /) -> Awaitable[Ok[Any] | Err]: ...
-
-
-class _OpenAIToolMessage(TypedDict):
-    role: Literal["tool"]
-    tool_call_id: str
-    content: str
-
-
-class _ResponsesFunctionCallOutput(TypedDict):
-    type: Literal["function_call_output"]
-    call_id: str
-    output: str
-
-
-class _AnthropicToolResult(TypedDict):
-    type: Literal["tool_result"]
-    tool_use_id: str
-    content: str
-    is_error: NotRequired[bool]
-
-
-class _GeminiFunctionResponse(TypedDict):
-    function_response: dict[str, Any]
-
-
-class _BedrockResult(TypedDict):
-    toolUseId: str
-    content: list[dict[str, str]]
-    status: Literal["success", "error"]
-
-
-class BedrockToolResult(TypedDict):
-    """A ``toolResult`` content block of a Converse user message (boto3 has no such type)."""
-
-    toolResult: _BedrockResult
-
-
-# A TypedDict is invariant in its (mutable) fields, so no TypedDict of our own is accepted
-# where the SDK's is wanted ("content: str" is not the SDK's "str | Iterable[...]"): to a type
-# checker the results are the SDK's own types. At runtime they are plain dicts either way.
-if TYPE_CHECKING:
-    from anthropic.types import ToolResultBlockParam as AnthropicToolResult
-    from google.genai.types import PartDict as GeminiFunctionResponse
-    from openai.types.chat import ChatCompletionToolMessageParam as OpenAIToolMessage
-    from openai.types.responses.response_input_param import (
-        FunctionCallOutput as ResponsesFunctionCallOutput,
-    )
-else:
-    OpenAIToolMessage: TypeAlias = _OpenAIToolMessage
-    ResponsesFunctionCallOutput: TypeAlias = _ResponsesFunctionCallOutput
-    AnthropicToolResult: TypeAlias = _AnthropicToolResult
-    GeminiFunctionResponse: TypeAlias = _GeminiFunctionResponse
-
-
-# Reading calls.
-
-
-def _field(obj: Any, key: str, what: str) -> Any:
-    """A required field of an SDK object or a dict; its absence is the program's mistake."""
-    value = obj.get(key, _MISSING) if isinstance(obj, Mapping) else getattr(obj, key, _MISSING)
-    if value is not _MISSING:
-        return value
-    msg = f"expected {what} with a {key!r} field, got {type(obj).__name__}"
-    raise TypeError(msg)
-
-
-def _optional(obj: Any, key: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(key)
-    return getattr(obj, key, None)
-
-
-def _check_type(obj: Any, expected: str, what: str) -> None:
-    kind = _optional(obj, "type")
-    if kind is not None and kind != expected:
-        msg = f"expected {what} (type {expected!r}), got type {kind!r}"
-        raise TypeError(msg)
-
-
-def _items(obj: Any, key: str, what: str) -> Any:
-    """The list itself, or the list under ``key`` of a message / response that holds it.
-
-    A dict without the key holds nothing (the API omits empty fields); an object without the
-    attribute is the wrong object (a ``ChatCompletion`` instead of its message).
-    """
-    if isinstance(obj, list | tuple):
-        return obj
-    items = obj.get(key) if isinstance(obj, Mapping) else _field(obj, key, what)
-    return items if isinstance(items, list | tuple) else ()
-
-
-def _openai_call(tool_call: Any) -> tuple[Any, Any, Any]:
-    what = "an OpenAI tool call"
-    _check_type(tool_call, "function", what)
-    function = _field(tool_call, "function", what)
-    return (
-        _field(tool_call, "id", what),
-        _field(function, "name", "a tool call's function"),
-        _field(function, "arguments", "a tool call's function"),
-    )
-
-
-def _responses_call(item: Any) -> tuple[Any, Any, Any]:
-    what = "a Responses function_call item"
-    _check_type(item, "function_call", what)
-    return (
-        _field(item, "call_id", what),
-        _field(item, "name", what),
-        _field(item, "arguments", what),
-    )
-
-
-def _gemini_call(call: Any) -> tuple[Any, Any, Any]:
-    """A ``FunctionCall`` (or a ``Part`` holding one, or the same as dicts)."""
-    inner = _optional(call, "function_call")
-    if inner is not None:
-        call = inner
-    what = "a Gemini function call"
-    args = _optional(call, "args")
-    return _optional(call, "id"), _field(call, "name", what), {} if args is None else args
-
-
-def _gemini_calls(response: Any) -> list[Any]:
-    """The function calls of a ``GenerateContentResponse``, a ``Content`` or a list."""
-    if isinstance(response, list | tuple):
-        return [item for item in response if _gemini_is_call(item)]
-    calls = _optional(response, "function_calls")
-    if calls is not None:
-        return list(calls)
-    return [part for part in _items(response, "parts", "a Content") if _gemini_is_call(part)]
-
-
-def _gemini_is_call(item: Any) -> bool:
-    return _optional(item, "function_call") is not None or _optional(item, "name") is not None
-
-
-def _bedrock_call(block: Any) -> tuple[Any, Any, Any]:
-    what = "a Bedrock toolUse content block"
-    use = _optional(block, "toolUse")
-    if use is not None:
-        block = use
-    return (
-        _field(block, "toolUseId", what),
-        _field(block, "name", what),
-        _field(block, "input", what),
-    )
-
-
-def _bedrock_calls(message: Any) -> list[Any]:
-    """The ``toolUse`` blocks of a Converse response, its message, or its content list."""
-    if isinstance(message, Mapping) and "output" in message:
-        message = message["output"].get("message", {})
-    return [block for block in _items(message, "content", "a message") if "toolUse" in block]
-
-
-def _anthropic_call(block: Any) -> tuple[Any, Any, Any]:
-    what = "an Anthropic tool_use block"
-    _check_type(block, "tool_use", what)
-    return _field(block, "id", what), _field(block, "name", what), _field(block, "input", what)
-
-
-def _decode(arguments: Any) -> Any:
-    """JSON text to the arguments it holds; anything else is handed to ``run`` as it is."""
-    if isinstance(arguments, str | bytes | bytearray):
-        if not arguments.strip():
-            return {}
-        try:
-            return _decoder.decode(arguments)
-        except (msgspec.DecodeError, UnicodeError) as exc:
-            detail = str(exc)
-        except RecursionError:
-            detail = "nested too deeply"
-        return ToolError(
-            "invalid_arguments",
-            f"arguments must be a JSON object; they are not valid JSON ({detail})",
-            value=arguments,
-        )
-    return arguments
-
-
-def _openai_run(toolbox: SupportsRun, name: Any, arguments: Any) -> Ok[Any] | Err:
-    args = _decode(arguments)
-    if isinstance(args, ToolError):
-        return Err(args)
-    return toolbox.run(name, args)
-
-
-async def _openai_arun(toolbox: SupportsArun, name: Any, arguments: Any) -> Ok[Any] | Err:
-    args = _decode(arguments)
-    if isinstance(args, ToolError):
-        return Err(args)
-    return await toolbox.arun(name, args)
-
-
-# Writing results.
-
-
-def _content(name: Any, result: Ok[Any] | Err) -> tuple[str, bool]:
-    """The result text and whether it reports an error."""
-    if isinstance(result, Ok):
-        try:
-            return encode_result(result.value), False
-        except Exception as exc:
-            _log.error("the result of tool %s cannot be encoded as JSON", name, exc_info=exc)
-            error = ToolError.raised(exc)
-    else:
-        error = result.error
-    message = error.message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _encoder.encode({"error": message}).decode(), True
-
-
-def _openai_message(call_id: Any, name: Any, result: Ok[Any] | Err) -> OpenAIToolMessage:
-    content, _ = _content(name, result)
-    return {"role": "tool", "tool_call_id": call_id, "content": content}
-
-
-def _responses_item(call_id: Any, name: Any, result: Ok[Any] | Err) -> ResponsesFunctionCallOutput:
-    output, _ = _content(name, result)
-    return {"type": "function_call_output", "call_id": call_id, "output": output}
-
-
-def _gemini_part(call_id: Any, name: Any, result: Ok[Any] | Err) -> GeminiFunctionResponse:
-    content, failed = _content(name, result)
-    response = _decoder.decode(content)
-    answer: Any = {
-        "name": name,
-        "response": response if failed else {"output": response},
-    }
-    if call_id is not None:
-        answer["id"] = call_id
-    return {"function_response": answer}
-
-
-def _bedrock_block(call_id: Any, name: Any, result: Ok[Any] | Err) -> BedrockToolResult:
-    content, failed = _content(name, result)
-    status: Literal["success", "error"] = "error" if failed else "success"
-    return {"toolResult": {"toolUseId": call_id, "content": [{"text": content}], "status": status}}
-
-
-def _anthropic_block(call_id: Any, name: Any, result: Ok[Any] | Err) -> AnthropicToolResult:
-    content, failed = _content(name, result)
-    block: AnthropicToolResult = {"type": "tool_result", "tool_use_id": call_id, "content": content}
-    if failed:
-        block["is_error"] = True
-    return block
-
-
 # OpenAI Chat Completions.
 
 
@@ -384,10 +147,17 @@ async def aopenai_tool_message(toolbox: SupportsArun, tool_call: Any) -> OpenAIT
 
 
 async def aopenai_tool_messages(toolbox: SupportsArun, message: Any) -> list[OpenAIToolMessage]:
-    return [
-        await aopenai_tool_message(toolbox, call)
+    """Like :func:`openai_tool_messages`, running the calls concurrently (a model's parallel
+    tool calls), the messages in the calls' order."""
+    calls = [
+        _openai_call(call)
         for call in _items(message, "tool_calls", "an assistant message")
         if _optional(call, "type") in ("function", None)
+    ]
+    results = await gather(_openai_arun(toolbox, name, arguments) for _, name, arguments in calls)
+    return [
+        _openai_message(call_id, name, result)
+        for (call_id, name, _), result in zip(calls, results, strict=True)
     ]
 
 
@@ -418,10 +188,16 @@ async def aresponses_output(toolbox: SupportsArun, item: Any) -> ResponsesFuncti
 async def aresponses_outputs(
     toolbox: SupportsArun, response: Any
 ) -> list[ResponsesFunctionCallOutput]:
-    return [
-        await aresponses_output(toolbox, item)
+    """Like :func:`responses_outputs`, running the calls concurrently, in order."""
+    calls = [
+        _responses_call(item)
         for item in _items(response, "output", "a response")
         if _optional(item, "type") == "function_call"
+    ]
+    results = await gather(_openai_arun(toolbox, name, arguments) for _, name, arguments in calls)
+    return [
+        _responses_item(call_id, name, result)
+        for (call_id, name, _), result in zip(calls, results, strict=True)
     ]
 
 
@@ -472,10 +248,16 @@ async def aanthropic_tool_result(toolbox: SupportsArun, block: Any) -> Anthropic
 
 
 async def aanthropic_tool_results(toolbox: SupportsArun, message: Any) -> list[AnthropicToolResult]:
-    return [
-        await aanthropic_tool_result(toolbox, block)
+    """Like :func:`anthropic_tool_results`, running the calls concurrently, in order."""
+    calls = [
+        _anthropic_call(block)
         for block in _items(message, "content", "an assistant message")
         if _optional(block, "type") == "tool_use"
+    ]
+    results = await gather(toolbox.arun(name, arguments) for _, name, arguments in calls)
+    return [
+        _anthropic_block(call_id, name, result)
+        for (call_id, name, _), result in zip(calls, results, strict=True)
     ]
 
 
@@ -498,11 +280,13 @@ def gemini_function_responses(toolbox: SupportsRun, response: Any) -> list[Gemin
 async def agemini_function_responses(
     toolbox: SupportsArun, response: Any
 ) -> list[GeminiFunctionResponse]:
-    parts: list[GeminiFunctionResponse] = []
-    for call in _gemini_calls(response):
-        call_id, name, arguments = _gemini_call(call)
-        parts.append(_gemini_part(call_id, name, await toolbox.arun(name, arguments)))
-    return parts
+    """Like :func:`gemini_function_responses`, running the calls concurrently, in order."""
+    calls = [_gemini_call(call) for call in _gemini_calls(response)]
+    results = await gather(toolbox.arun(name, arguments) for _, name, arguments in calls)
+    return [
+        _gemini_part(call_id, name, result)
+        for (call_id, name, _), result in zip(calls, results, strict=True)
+    ]
 
 
 # AWS Bedrock Converse.
@@ -521,8 +305,10 @@ def bedrock_tool_results(toolbox: SupportsRun, message: Any) -> list[BedrockTool
 
 
 async def abedrock_tool_results(toolbox: SupportsArun, message: Any) -> list[BedrockToolResult]:
-    blocks: list[BedrockToolResult] = []
-    for block in _bedrock_calls(message):
-        call_id, name, arguments = _bedrock_call(block)
-        blocks.append(_bedrock_block(call_id, name, await toolbox.arun(name, arguments)))
-    return blocks
+    """Like :func:`bedrock_tool_results`, running the calls concurrently, in order."""
+    calls = [_bedrock_call(block) for block in _bedrock_calls(message)]
+    results = await gather(toolbox.arun(name, arguments) for _, name, arguments in calls)
+    return [
+        _bedrock_block(call_id, name, result)
+        for (call_id, name, _), result in zip(calls, results, strict=True)
+    ]
