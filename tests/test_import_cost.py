@@ -1,0 +1,103 @@
+"""SPEC section 6, "Import cost": which modules a warm process loads, pinned as a set.
+
+A regression here is a failing test, not a slower benchmark (``perf/bench_import.py`` has
+the timings): a warm ``import toolcall`` plus ``emit`` loads only the hook, the cache reader,
+the trust check, the registry and the frozen containers; dispatch arrives with the first
+``run``; derivation, rendering and their standard-library dependencies only with the first
+derivation.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import subproc
+
+WARM = {
+    "toolcall",
+    "toolcall._cache",
+    "toolcall._cache.fingerprint",
+    "toolcall._cache.store",
+    "toolcall._derive",
+    "toolcall._derive.discovery",
+    "toolcall._emit",
+    "toolcall._errors",
+    "toolcall._frozen",
+    "toolcall._hook",
+    "toolcall._names",
+    "toolcall._pipeline",
+    "toolcall._registry",
+    "toolcall._trust",
+    "toolcall.ir",
+}
+"""Every toolcall module a warm ``import toolcall; emit(...)`` loads, and nothing more."""
+
+DERIVATION_ONLY = {
+    "ast",
+    "hashlib",
+    "importlib.metadata",
+    "importlib.util",
+    "inspect",
+    "logging",
+    "platformdirs",
+    "textwrap",
+    "threading",
+    "tokenize",
+}
+"""Standard-library (and platformdirs) modules a warm load has no business importing."""
+
+TOOLS = '''
+__toolcall__ = True
+
+
+def get_weather(city: str, days: int = 3) -> dict:
+    """Get the forecast for a city.
+
+    Args:
+        city: city name
+        days: how many days ahead
+    """
+    return {"city": city, "days": days}
+'''
+
+CHILD = """
+import json, sys
+import msgspec
+base = set(sys.modules)
+import toolcall, weather_tools
+from toolcall._names import FORMATS
+for fmt in FORMATS:
+    for strict in (False, True):
+        toolcall.emit(weather_tools, fmt, strict)
+emitted = set(sys.modules) - base
+toolcall.run(weather_tools, "get_weather", {"city": "Oslo"})
+ran = set(sys.modules) - base
+print(json.dumps({"emitted": sorted(emitted), "ran": sorted(ran)}))
+"""
+
+
+def _load(tmp_path: Path) -> dict[str, set[str]]:
+    (tmp_path / "weather_tools.py").write_text(TOOLS, encoding="utf-8")
+    env = {"TOOLCALL_CACHE_DIR": str(tmp_path / "cache")}
+    subproc.python("-c", CHILD, paths=[tmp_path], env=env, check=True)  # cold: fills the cache
+    done = subproc.python("-c", CHILD, paths=[tmp_path], env=env, check=True)
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    return {key: set(names) for key, names in loaded.items()}
+
+
+def test_a_warm_emit_loads_exactly_the_warm_path(tmp_path: Path) -> None:
+    """Cache reader, trust check, registry, frozen containers: no derivation, no dispatch."""
+    emitted = _load(tmp_path)["emitted"]
+    assert {name for name in emitted if name.startswith("toolcall")} == WARM
+    assert emitted & DERIVATION_ONLY == set()
+
+
+def test_dispatch_arrives_with_the_first_run_and_derivation_never(tmp_path: Path) -> None:
+    """The first ``run`` builds its tool's plan; a warm process still derives nothing."""
+    ran = _load(tmp_path)["ran"]
+    assert "toolcall._dispatch.plan" in ran
+    assert {name for name in ran if name.startswith(("toolcall._derive.", "toolcall._render"))} == {
+        "toolcall._derive.discovery"
+    }
+    assert ran & {"ast", "tokenize", "hashlib", "importlib.util", "platformdirs"} == set()
