@@ -1,0 +1,84 @@
+"""toolcall's tools as OpenAI Agents SDK ``FunctionTool`` objects.
+
+>>> from agents import Agent
+>>> from toolcall.adapters.openai_agents import tools
+>>> agent = Agent(name="weather", tools=tools("examples.weather"))   # doctest: +SKIP
+
+The SDK gets toolcall's schema as the tool's ``params_json_schema`` (``strict=True``: the
+strict variant, sent with ``strict: true``) and each call goes through ``Toolbox.arun``. A
+failed call (bad arguments, a raising tool, ``toolcall.ToolRetry``, a timeout) answers the
+model with ``{"error": "<message>"}``, the text ``toolcall.providers`` answers with; the run
+goes on. A parameter annotated ``RunContextWrapper`` or ``ToolContext`` (``Annotated[...,
+toolcall.Injected]`` too) receives the call's ``ToolContext``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agents import FunctionTool, RunContextWrapper
+from agents.tool_context import ToolContext
+
+import toolcall
+from toolcall._dispatch.result import ToolError
+from toolcall._provider_wire import _decode
+from toolcall.adapters._common import Source, Spec, answer, error_text, specs, subclass_of, toolbox
+
+__all__ = ["tools"]
+
+_is_context = subclass_of(RunContextWrapper)
+
+
+def tools(
+    source: Source,
+    *,
+    strict: bool = False,
+    timeout: float | None = None,
+    inject: Mapping[str, Any] | None = None,
+) -> list[FunctionTool]:
+    """One ``FunctionTool`` per tool of ``source`` (a marked module, a dotted name, a
+    ``Toolbox`` or a list of them), in definition order.
+
+    ``strict=True`` sends toolcall's strict schema with ``strict_json_schema=True``.
+    ``timeout`` bounds each call as ``toolcall.arun``'s does. ``inject`` supplies the
+    injected parameters that are not the SDK's context, the same for every call.
+    """
+    box = toolbox(source)
+    return [
+        _function_tool(box, spec, strict, timeout)
+        for spec in specs(box, "openai", strict, _is_context, inject)
+    ]
+
+
+def _function_tool(
+    box: toolcall.Toolbox, spec: Spec, strict: bool, timeout: float | None
+) -> FunctionTool:
+    name = spec.name
+    function = spec.definition["function"]
+    arun = box.arun
+
+    async def invoke(context: ToolContext[Any], arguments: str) -> Any:
+        args = _decode(arguments)
+        if isinstance(args, ToolError):
+            return error_text(args)
+        result = await arun(name, args, inject=spec.inject(context), timeout=timeout)
+        value, error = answer(name, result)
+        return error_text(error) if error is not None else value
+
+    return FunctionTool(
+        name=name,
+        description=function.get("description", ""),
+        params_json_schema=_thaw(function["parameters"]),
+        on_invoke_tool=invoke,
+        strict_json_schema=strict,
+    )
+
+
+def _thaw(value: Any) -> Any:
+    """A plain copy of a frozen definition: the SDK copies and edits schemas."""
+    if isinstance(value, Mapping):
+        return {key: _thaw(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_thaw(item) for item in value]
+    return value

@@ -1,0 +1,80 @@
+"""toolcall.adapters.openai_agents with the real Agents SDK, against a loopback model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import types
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents")
+
+from agents import Agent, RunConfig, Runner, set_tracing_disabled
+from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
+from openai import AsyncOpenAI
+
+import toolcall
+from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, chat_completion, plain
+from loopback import Loopback
+from toolcall.adapters.openai_agents import tools
+
+set_tracing_disabled(True)
+
+
+@pytest.fixture
+def module(make_module: Callable[..., types.ModuleType]) -> types.ModuleType:
+    source = TOOLS.format(
+        imports="from agents import RunContextWrapper",
+        context="ctx: RunContextWrapper[dict]",
+        who="ctx.context['user']",
+    )
+    return make_module(source)
+
+
+def _run(module: types.ModuleType, calls: list[tuple[str, Any]], **options: Any) -> Any:
+    """One agent run: the model makes ``calls`` in one turn, then answers "done"."""
+    with Loopback() as server:
+        server.answer(chat_completion(calls))
+        server.answer(chat_completion(None, "done"))
+        client = AsyncOpenAI(base_url=f"{server.url}/v1", api_key="sk-test", max_retries=0)
+        agent = Agent(
+            name="a",
+            model=OpenAIChatCompletionsModel(model="gpt-4.1", openai_client=client),
+            tools=tools(module, **options),
+        )
+        result = asyncio.run(
+            Runner.run(agent, "go", context={"user": "ada"}, run_config=RunConfig())
+        )
+        assert result.final_output == "done"
+        return server.requests
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_the_sdk_sends_toolcalls_schema(module: types.ModuleType, strict: bool) -> None:
+    requests = _run(module, [("get_weather", {"city": "Oslo"})], strict=strict)
+    sent = requests[0].body["tools"]
+    emitted = plain(toolcall.emit(module, "openai", strict=strict))
+    # the SDK always says whether the schema is strict; toolcall's plain variant leaves it out
+    for tool in emitted:
+        tool["function"]["strict"] = strict
+    assert sent == emitted
+
+
+def test_calls_through_the_sdk(module: types.ModuleType) -> None:
+    """Good and bad arguments, a raising tool, a retry, a timeout: each answered in order."""
+    requests = _run(module, [*CALLS, ("whoami", {"greeting": "hi"})], timeout=TIMEOUT)
+    answered = [m for m in requests[1].body["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in answered] == [f"call_{i}" for i in range(6)]
+    contents = [m["content"] for m in answered]
+    assert json.loads(contents[0]) == {"city": "Oslo", "days": 2, "temp": 21.5}
+    assert [json.loads(c) for c in contents[1:5]] == [{"error": e} for e in ERRORS]
+    assert contents[5] == "hi, ada"
+
+
+def test_invalid_json_is_an_error_for_the_model(module: types.ModuleType) -> None:
+    [tool] = [t for t in tools(module) if t.name == "get_weather"]
+    answer = asyncio.run(tool.on_invoke_tool(None, '{"city": '))  # type: ignore[arg-type]
+    assert json.loads(answer)["error"].startswith("arguments must be a JSON object")
