@@ -98,11 +98,13 @@ def _hints(fn: Callable[..., Any] | None) -> dict[str, Any]:
 
 
 def _is(hint: Any, is_context: Callable[[Any], bool]) -> bool:
-    """Whether ``hint`` (``Annotated``, ``X | None`` and generic aliases looked through)
-    names the framework's context."""
+    """Whether ``hint`` (``Annotated``, ``X | None`` and generic aliases looked through), or
+    one of its ``Annotated`` metadata, names the framework's context."""
     if hint is None:
         return False
-    core, _ = unwrap_annotated(hint)
+    core, extras = unwrap_annotated(hint)
+    if any(is_context(extra) for extra in extras):  # LangChain's markers are metadata
+        return True
     args = typing.get_args(core)
     origin = typing.get_origin(core)
     if origin is typing.Union or origin is types.UnionType:
