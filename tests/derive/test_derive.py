@@ -235,6 +235,26 @@ def test_tool_description_first_paragraph(make_module):
     assert toolcall.describe(module)[0]["description"] == "Get the forecast for a city."
 
 
+def test_an_unreadable_parameter_section_is_kept_and_warns(make_module):
+    """A parameter section with no readable entry stays in the description, with a warning."""
+    with pytest.warns(toolcall.ToolcallWarning, match="parameter section toolcall cannot read"):
+        module = make_module(
+            '''
+            __toolcall__ = True
+            def search(query: str) -> list:
+                """Search the catalogue.
+
+                Parameters:
+                    Write the query the way the user wrote it.
+                """
+            '''
+        )
+    description = toolcall.describe(module)[0]["description"]
+    assert description == (
+        "Search the catalogue.\n\nParameters:\n    Write the query the way the user wrote it."
+    )
+
+
 @pytest.mark.parametrize(
     "doc",
     [

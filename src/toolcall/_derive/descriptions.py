@@ -15,8 +15,6 @@ except its parameter sections (real MCP tools put usage guidance after the first
 
 from __future__ import annotations
 
-import inspect
-import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -27,12 +25,6 @@ from toolcall._markers import Param
 __all__ = ["DESCRIPTION_MODES", "field_description", "parameter_description", "tool_description"]
 
 DESCRIPTION_MODES: Final = ("summary", "full")
-
-_PARAM_TITLES: Final = frozenset(
-    {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments"}
-)
-_HEADING: Final = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*:?[ \t]*$")
-_SPHINX_PARAM: Final = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type)\b")
 
 
 def parameter_description(
@@ -74,70 +66,6 @@ def tool_description(override: str | None, raw_doc: str | None, mode: str) -> st
     if override is not None:
         return override
     read = read_docstring(raw_doc)
-    if mode != "full" or not raw_doc:
-        return read.tool_description
-    return _without_parameter_sections(raw_doc) or read.tool_description
-
-
-def _without_parameter_sections(doc: str) -> str:
-    """The cleaned docstring minus its parameter sections, in every style the parser reads.
-
-    A Google ``Args:`` block ends at the first non-blank line indented no deeper than its
-    title; a NumPy ``Parameters`` block (title underlined with dashes) at the next underlined
-    title; a Markdown ``## Parameters`` block at the next heading of the same or a higher
-    level; Sphinx ``:param x:`` / ``:type x:`` fields at the first line that is not indented
-    under them. Blank lines left on either side of a removed block collapse into one.
-    """
-    lines = inspect.cleandoc(doc.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
-    kept: list[str] = []
-    index, count = 0, len(lines)
-    while index < count:
-        line = lines[index]
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        heading = _HEADING.fullmatch(line)
-        end = index
-        if stripped.endswith(":") and " ".join(stripped[:-1].split()).lower() in _PARAM_TITLES:
-            end = index + 1
-            while end < count and (
-                not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent
-            ):
-                end += 1
-        elif (
-            stripped.lower() in _PARAM_TITLES
-            and index + 1 < count
-            and re.fullmatch(r"-{3,}", lines[index + 1].strip())
-        ):
-            end = index + 2
-            while end < count and not (
-                lines[end].strip()
-                and end + 1 < count
-                and re.fullmatch(r"[-=]{3,}", lines[end + 1].strip())
-            ):
-                end += 1
-        elif heading is not None and heading.group(2).lower() in _PARAM_TITLES:
-            level = len(heading.group(1))
-            end = index + 1
-            while end < count:
-                other = _HEADING.fullmatch(lines[end])
-                if other is not None and len(other.group(1)) <= level:
-                    break
-                end += 1
-        elif _SPHINX_PARAM.match(stripped):
-            end = index + 1
-            while (
-                end < count
-                and lines[end].strip()
-                and (
-                    len(lines[end]) - len(lines[end].lstrip()) > indent
-                    or _SPHINX_PARAM.match(lines[end].strip())
-                )
-            ):
-                end += 1
-        if end == index:
-            kept.append(line)
-            index += 1
-            continue
-        index = end
-    text = "\n".join(kept)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    if mode == "full":
+        return read.body
+    return read.tool_description

@@ -88,6 +88,7 @@ class _Regexes:
         self.underline = re.compile(r"-{3,}|={3,}")
         self.dashes = re.compile(r"-{3,}")
         self.field = re.compile(r":[^\W\d][\w-]*(?:[ \t][^:]*)?:(?:\s|$)")
+        self.sphinx_type = re.compile(r":type[ \t]+[^:\s][^:]*:")
         self.sphinx_param = re.compile(
             r":(?:param|parameter|arg|argument|key|keyword)[ \t]+([^:\s][^:]*):(.*)"
         )
@@ -319,8 +320,9 @@ def numpy(lines: list[str]) -> tuple[list[Entry], list[Section]]:
     return entries, sections
 
 
-def sphinx(lines: list[str]) -> list[Entry]:
-    """``:param [type] name[=default]: text`` fields and the body under each.
+def sphinx(lines: list[str]) -> tuple[list[Entry], list[Section]]:
+    """``:param [type] name[=default]: text`` fields and the body under each, and the span
+    of every parameter field (``:type name:`` fields included).
 
     The body is the deeper lines, a line level with the field that directly follows it, and,
     after a blank line, a paragraph indented like the body already is (or any indented
@@ -329,6 +331,7 @@ def sphinx(lines: list[str]) -> list[Entry]:
     """
     rx = patterns()
     entries: list[Entry] = []
+    spans: list[Section] = []
     current: Entry | None = None
     field_indent = 0
     body_indent: int | None = None
@@ -337,6 +340,11 @@ def sphinx(lines: list[str]) -> list[Entry]:
         stripped = line.strip()
         if not stripped:
             after_blank = True
+            continue
+        if rx.sphinx_type.match(stripped) is not None:
+            spans.append((index, index + 1))
+            current = None
+            after_blank = False
             continue
         match = rx.sphinx_param.fullmatch(stripped)
         words = match.group(1).partition("=")[0].split() if match is not None else []
@@ -347,6 +355,7 @@ def sphinx(lines: list[str]) -> list[Entry]:
             body_indent = None
             current = (index, name, [match.group(2)])
             entries.append(current)
+            spans.append((index, index + 1))
         elif current is None or rx.field.match(stripped) is not None:
             current = None
         elif not after_blank and (
@@ -354,6 +363,7 @@ def sphinx(lines: list[str]) -> list[Entry]:
         ):
             body_indent = indent if body_indent is None and indent > field_indent else body_indent
             current[2].append(stripped)
+            spans[-1] = (spans[-1][0], index + 1)
         elif (
             after_blank
             and indent > field_indent
@@ -365,10 +375,11 @@ def sphinx(lines: list[str]) -> list[Entry]:
         ):
             body_indent = indent if body_indent is None else body_indent
             current[2].append(stripped)
+            spans[-1] = (spans[-1][0], index + 1)
         else:
             current = None
         after_blank = False
-    return entries
+    return entries, spans
 
 
 def markdown(lines: list[str]) -> tuple[list[Entry], list[Section]]:

@@ -55,6 +55,9 @@ class Docstring:
     description: str
     params: dict[str, str]
     unread: str = ""
+    body: str = ""
+    """The whole cleaned docstring without the parameter sections it read (unread ones stay),
+    for ``__toolcall_description__ = "full"``."""
 
     @property
     def tool_description(self) -> str:
@@ -91,8 +94,10 @@ def read_docstring(doc: str | None) -> Docstring:
             found, spans = scanner(code_free)
             entries += found
             sections += spans
+    fields: list[Section] = []
     if ":" in doc:
-        entries += sphinx(code_free)
+        found, fields = sphinx(code_free)
+        entries += found
     entries.sort(key=lambda entry: entry[0])
     params: dict[str, str] = {}
     for _, name, parts in entries:
@@ -100,7 +105,32 @@ def read_docstring(doc: str | None) -> Docstring:
             text = " ".join(" ".join(parts).split())
             if text:
                 params[name] = text
-    return Docstring(_description(lines), params, _unread(lines, sections, entries))
+    return Docstring(
+        _description(lines),
+        params,
+        _unread(lines, sections, entries),
+        _body(lines, [*_read(sections, entries), *fields]),
+    )
+
+
+def _read(sections: list[Section], entries: list[Entry]) -> list[Section]:
+    """The sections from which at least one entry was read."""
+    return [
+        (start, end)
+        for start, end in set(sections)
+        if any(start < index < end for index, _, _ in entries)
+    ]
+
+
+def _body(lines: list[str], removed: list[Section]) -> str:
+    """``lines`` without the ``removed`` spans, runs of blank lines collapsed to one."""
+    gone = {index for start, end in removed for index in range(start, end)}
+    kept: list[str] = []
+    for index, line in enumerate(lines):
+        if index in gone or (not line.strip() and (not kept or not kept[-1].strip())):
+            continue
+        kept.append(line)
+    return "\n".join(kept).strip()
 
 
 def _unread(lines: list[str], sections: list[Section], entries: list[Entry]) -> str:

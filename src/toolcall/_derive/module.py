@@ -168,7 +168,14 @@ class _Derivation:
         raw_doc = docs.functions.get(qualname) if docs is not None else None
         if raw_doc is None:
             raw_doc = inner.__doc__
-        param_docs = read_docstring(raw_doc).params
+        read = read_docstring(raw_doc)
+        param_docs = read.params
+        if read.unread:
+            self.warn(
+                f"{qualname}: the docstring has a parameter section toolcall cannot read; "
+                "it is kept in the tool description (write entries as `name: text` under "
+                "`Args:`)"
+            )
         description = tool_description(meta.description, raw_doc, self.description_mode)
         hints = _hints(fn)
         overrides: dict[str, Param] = getattr(fn, PARAMS_ATTR, {})
