@@ -36,7 +36,7 @@ from toolcall.cli.main import main
 pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parent.parent
-NO_MCP = "toolcall.mcp needs the mcp package: pip install 'toolcall[mcp]'"
+NO_MCP = "toolcall.mcp needs the mcp package: pip install 'pytoolcall[mcp]'"
 
 
 @pytest.fixture
@@ -450,13 +450,13 @@ def test_cli_failures_are_one_line(cli: Any, make_module: Callable[..., types.Mo
         "toolcall: error: cannot import no_such_module_xyz: ModuleNotFoundError: "
         "No module named 'no_such_module_xyz'\n",
     )
-    status, err = cli("examples")
+    status, err = cli("examples.demo")
     assert (status, err.count("\n")) == (1, 1)
-    assert err.startswith("toolcall: error: examples is not a tool module")
+    assert err.startswith("toolcall: error: examples.demo is not a tool module")
     assert cli("examples.weather", clash.__name__) == (
         1,
-        "toolcall: error: duplicate tool name 'get_weather': defined by both examples.weather "
-        f"and {clash.__name__}; rename one of them\n",
+        "toolcall: error: duplicate tool name 'get_weather': defined by both module "
+        f"examples.weather and module {clash.__name__}; rename one of them\n",
     )
 
 
@@ -474,7 +474,11 @@ def test_cli_port_taken_is_one_line(cli: Any) -> None:
 def test_cli_without_mcp_says_how_to_install(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """serve-mcp without the mcp package: the install hint as one error line, exit 1."""
     _hide_mcp(monkeypatch)
-    assert cli("examples.weather") == (1, f"toolcall: error: {NO_MCP}\n")
+    assert cli("examples.weather") == (
+        1,
+        "toolcall: error: serve-mcp needs the mcp extra (no module 'mcp'): "
+        "pip install 'pytoolcall[mcp]'\n",
+    )
 
 
 async def test_stdio_subprocess() -> None:
@@ -535,3 +539,69 @@ async def test_streamable_http_subprocess() -> None:
     assert isinstance(result, CallToolResult)
     assert result.structured_content == {"city": "Oslo", "days": 1, "temp": 21.5}
     assert status == 0
+
+
+# -- title, annotations, version, Context ----------------------------------------------
+
+_CONTEXT_TOOLS = '''
+__toolcall__ = True
+import fastmcp
+import toolcall
+from toolcall.mcp import Context
+
+
+@toolcall.tool(title="Index a path", annotations={"readOnlyHint": True, "idempotentHint": True})
+async def index(path: str, ctx: Context) -> str:
+    """Index the files under a path."""
+    await ctx.report_progress(1, 2, "halfway")
+    await ctx.info(f"indexing {path}")
+    await ctx.report_progress(2, 2)
+    return f"indexed {path} for request {ctx.request_id is not None}"
+
+
+async def fastmcp_style(n: int, ctx: fastmcp.Context) -> int:
+    """Written for FastMCP: its Context annotation gets toolcall's."""
+    await ctx.warning("careful")
+    return n
+'''
+
+
+async def test_title_annotations_and_version(
+    mode: str, make_module: Callable[..., types.ModuleType]
+) -> None:
+    module = make_module(_CONTEXT_TOOLS)
+    async with Client(toolcall.mcp.build_server(module), mode=mode) as client:
+        listed = dumped((await client.list_tools()).tools)
+        info = client.server_info
+    assert listed == toolcall.emit(module, "mcp")
+    assert listed[0]["title"] == "Index a path"
+    assert listed[0]["annotations"] == {"readOnlyHint": True, "idempotentHint": True}
+    assert "ctx" not in listed[0]["inputSchema"]["properties"]
+    if info is not None:  # the 2026 protocol's stamp is optional
+        assert info.version == toolcall.__version__
+
+
+# client logging is deprecated by the 2026-07-28 protocol, but clients still ask for it
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
+async def test_context_reports_progress_and_logs(
+    mode: str, make_module: Callable[..., types.ModuleType]
+) -> None:
+    module = make_module(_CONTEXT_TOOLS)
+    progress: list[tuple[float, float | None, str | None]] = []
+    logged: list[tuple[str, Any]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    async def on_log(params: Any) -> None:
+        logged.append((params.level, params.data))
+
+    server = toolcall.mcp.build_server(module)
+    async with Client(server, mode=mode, logging_callback=on_log, log_level="debug") as client:
+        result = await client.call_tool("index", {"path": "/srv"}, progress_callback=on_progress)
+        other = await client.call_tool("fastmcp_style", {"n": 3})
+    assert not result.is_error
+    assert text_of(result) == '"indexed /srv for request True"'
+    assert progress == [(1, 2, "halfway"), (2, 2, None)]
+    assert logged == [("info", "indexing /srv"), ("warning", "careful")]
+    assert text_of(other) == "3"

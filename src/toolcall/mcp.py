@@ -22,6 +22,11 @@ renames fields, is tagged or ``array_like``; type providers). A value that does 
 an object-annotated tool that returns something else, is reported as an error result; the
 value is otherwise not checked against the annotation.
 
+Context. A parameter annotated :class:`Context` (or FastMCP's ``Context``, for code written for
+FastMCP) is left out of the schema and receives the request's context, through which an
+``async def`` tool reports progress (``await ctx.report_progress(3, 10)``) and logs to the
+client (``await ctx.info("...")``), as FastMCP tools do.
+
 Errors. A call that ``run`` refuses (unknown tool, bad arguments) or a tool that raises comes
 back as an error result (``isError: true``) whose text is the ``ToolError.message`` a model can
 act on, never as a protocol error.
@@ -49,16 +54,17 @@ try:
     from mcp.server.stdio import stdio_server
 except ImportError as exc:
     if exc.name == "mcp":
-        msg = "toolcall.mcp needs the mcp package: pip install 'toolcall[mcp]'"
+        msg = "toolcall.mcp needs the mcp package: pip install 'pytoolcall[mcp]'"
     else:
-        msg = f"toolcall.mcp needs mcp 2 or later ({exc}): pip install -U 'toolcall[mcp]'"
+        msg = f"toolcall.mcp needs mcp 2 or later ({exc}): pip install -U 'pytoolcall[mcp]'"
     raise ImportError(msg) from exc
 
 import toolcall
 from toolcall import ir
 from toolcall._pipeline import lookup
+from toolcall.adapters._common import specs
 
-__all__ = ["build_server", "run_server", "serve"]
+__all__ = ["Context", "build_server", "run_server", "serve"]
 
 Member = types.ModuleType | str | Callable[..., Any]
 Transport = Literal["stdio", "http"]
@@ -70,7 +76,7 @@ _log = logging.getLogger("toolcall")
 def build_server(
     *members: Member,
     name: str = "toolcall",
-    version: str = "",
+    version: str | None = None,
     instructions: str | None = None,
     run_sync_in_thread: bool = False,
 ) -> Server[Any]:
@@ -82,6 +88,7 @@ def build_server(
     server.create_initialization_options())``, ``server.streamable_http_app()``).
     ``run_sync_in_thread=True`` runs plain (non-``async``) tools in a worker thread, for
     tools that block; by default they run inline, which is faster for tools that do not.
+    ``version`` (the ``serverInfo`` version clients see) defaults to toolcall's own.
     """
     box = toolcall.Toolbox(*members)
     tools = _tools(members)
@@ -96,10 +103,15 @@ def build_server(
     threaded = frozenset(
         name for name, tool in tools.items() if run_sync_in_thread and not tool.is_async
     )
-    handlers = _Handlers(box, listing, frozenset(structured), threaded)
+    contexts = {
+        spec.name: spec.contexts
+        for spec in specs(box, "mcp", False, _is_context, None)
+        if spec.contexts
+    }
+    handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts)
     return Server(
         name,
-        version=version,
+        version=toolcall.__version__ if version is None else version,
         instructions=instructions,
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
@@ -170,7 +182,7 @@ def _check_transport(transport: str) -> None:
 class _Handlers:
     """The two request handlers, closed over what was prepared at construction."""
 
-    __slots__ = ("_box", "_listing", "_structured", "_threaded")
+    __slots__ = ("_box", "_contexts", "_listing", "_structured", "_threaded")
 
     def __init__(
         self,
@@ -178,11 +190,13 @@ class _Handlers:
         listing: list[mcp_types.Tool],
         structured: frozenset[str],
         threaded: frozenset[str],
+        contexts: dict[str, tuple[str, ...]],
     ) -> None:
         self._box = box
         self._listing = listing
         self._structured = structured
         self._threaded = threaded
+        self._contexts = contexts
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -194,10 +208,13 @@ class _Handlers:
     ) -> mcp_types.CallToolResult:
         name = params.name
         args = {} if params.arguments is None else params.arguments
+        names = self._contexts.get(name)
+        inject = dict.fromkeys(names, Context(ctx)) if names else None
         if name in self._threaded:
-            result = await anyio.to_thread.run_sync(self._box.run, name, args)
+            run = partial(self._box.run, name, args, inject=inject)
+            result = await anyio.to_thread.run_sync(run)
         else:
-            result = await self._box.arun(name, args)
+            result = await self._box.arun(name, args, inject=inject)
         if isinstance(result, toolcall.Err):
             return _error(result.error.message)
         value = result.value
@@ -217,6 +234,77 @@ class _Handlers:
                 "an object"
             )
         return mcp_types.CallToolResult(content=content, structured_content=structured)
+
+
+class Context:
+    """The request a tool is serving, for an ``async def`` tool to report progress and log.
+
+    Annotate a parameter with it (``ctx: toolcall.mcp.Context``): it is not in the schema,
+    and each call receives the context of its request. The methods mirror FastMCP's
+    ``Context``, so tools written for FastMCP report progress the same way here.
+
+    Examples
+    --------
+    >>> from toolcall.mcp import Context
+    >>> async def index(path: str, ctx: Context) -> int:
+    ...     await ctx.report_progress(1, 2, "halfway")
+    ...     await ctx.info(f"indexed {path}")
+    ...     return 2
+    """
+
+    __slots__ = ("_request",)
+
+    def __init__(self, request: ServerRequestContext[Any]) -> None:
+        self._request = request
+
+    @property
+    def request_id(self) -> str | None:
+        """The id of the ``tools/call`` request, as text (None outside a request)."""
+        found = self._request.request_id
+        return None if found is None else str(found)
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send progress for this request; nothing when the client asked for none."""
+        await self._request.session.report_progress(progress, total, message)
+
+    async def log(
+        self, level: mcp_types.LoggingLevel, message: Any, *, logger_name: str | None = None
+    ) -> None:
+        """Send ``notifications/message`` at ``level`` (``"info"``, ``"warning"``, ...).
+
+        The 2026-07-28 protocol deprecates client logging (the SDK warns) and delivers it only
+        to requests that opt in with a log level; older clients get it as before.
+        """
+        await self._request.session.send_log_message(
+            level, message, logger_name, related_request_id=self._request.request_id
+        )
+
+    async def debug(self, message: Any) -> None:
+        await self.log("debug", message)
+
+    async def info(self, message: Any) -> None:
+        await self.log("info", message)
+
+    async def warning(self, message: Any) -> None:
+        await self.log("warning", message)
+
+    async def error(self, message: Any) -> None:
+        await self.log("error", message)
+
+
+def _is_context(hint: Any) -> bool:
+    """This module's Context, FastMCP's, or the MCP SDK's: each gets a :class:`Context`."""
+    if isinstance(hint, str):
+        return hint.rpartition(".")[2] == "Context"
+    if not isinstance(hint, type):
+        return False
+    return any(
+        klass.__name__ == "Context"
+        and (klass.__module__ or "").partition(".")[0] in ("toolcall", "fastmcp", "mcp")
+        for klass in hint.__mro__
+    )
 
 
 def _error(message: str) -> mcp_types.CallToolResult:

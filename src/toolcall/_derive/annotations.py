@@ -76,6 +76,7 @@ _NOT_INPUT: Final = frozenset(
 _INJECTED_CLASSES: Final = (
     ("fastmcp", "Context"),
     ("mcp.server", "Context"),
+    ("toolcall.mcp", "Context"),
     ("pydantic_ai", "RunContext"),
     ("agents", "RunContextWrapper"),
     ("agents", "ToolContext"),
