@@ -26,15 +26,7 @@ in 2025:
   all, at most 15000 characters in one enum of more than 250 values, and at most 120000
   characters of property names, definition names, enum values and const values in all.
 
-Decisions the documentation leaves open:
-
-- Nesting counts the object schemas on the path from the root, the root included; arrays and
-  ``anyOf`` do not add a level. ``$defs`` entries start again at zero, since ``$ref`` is not
-  followed.
-- Only string enum and const values count towards the character totals.
-- A schema with none of ``type``, ``enum``, ``const``, ``anyOf`` or ``$ref`` (``{}``, what
-  ``Any`` renders to) and an array without ``items`` accept any value, which is none of the
-  supported types; both are reported (an array limited to ``"maxItems": 0`` is exempt).
+How the checker reads the limits where the documentation is silent is in ``strict``.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ import msgspec
 
 from toolcall import ir
 from toolcall._frozen import thaw
-from toolcall._render.schema import _enum_type, _widen
+from toolcall._render.schema import _enum_type, _widen, add_item_bounds
 from toolcall._scalars import row_of
 
 __all__ = ["output_schema"]
@@ -96,13 +96,7 @@ def _array(t: ir.Type) -> dict[str, Any]:
     if t.py in ("set", "frozenset") and not _holds_decimal(t):
         schema["uniqueItems"] = True
     if t.py == "tuple":
-        length = len(t.prefix_items) or None
-        min_items = length if t.min_items is None else t.min_items
-        max_items = length if t.max_items is None else t.max_items
-        if min_items is not None:
-            schema["minItems"] = min_items
-        if max_items is not None:
-            schema["maxItems"] = max_items
+        add_item_bounds(t, schema)
     return schema
 
 

@@ -208,13 +208,19 @@ def _array(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str
                 schema["items"] = items
     if t.unique_items and (_UNIQUE_IN_STRICT or not strict):
         schema["uniqueItems"] = True
+    add_item_bounds(t, schema)
+    return schema
+
+
+def add_item_bounds(t: ir.Type, schema: dict[str, Any]) -> None:
+    """``minItems``/``maxItems`` of an array: the declared bounds, else a tuple's length."""
+    length = len(t.prefix_items) or None
     min_items = length if t.min_items is None else t.min_items
     max_items = length if t.max_items is None else t.max_items
     if min_items is not None:
         schema["minItems"] = min_items
     if max_items is not None:
         schema["maxItems"] = max_items
-    return schema
 
 
 def _object(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str, Any]:
