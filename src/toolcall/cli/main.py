@@ -365,14 +365,7 @@ def _parser() -> argparse.ArgumentParser:
         "module under --path)",
     )
     _add_format_options(export)
-    export.add_argument(
-        "--path",
-        action="append",
-        type=Path,
-        metavar="DIR",
-        help="directory to search for marked modules and to import from; repeatable "
-        "(default: the current directory)",
-    )
+    _add_path_option(export)
 
     check = commands.add_parser(
         "check",
@@ -394,14 +387,7 @@ def _parser() -> argparse.ArgumentParser:
         help="dotted module names, .py files or directories (default: every marked module "
         "under --path)",
     )
-    check.add_argument(
-        "--path",
-        action="append",
-        type=Path,
-        metavar="DIR",
-        help="directory to search for marked modules and to import from; repeatable "
-        "(default: the current directory)",
-    )
+    _add_path_option(check)
     check.add_argument(
         "--strict",
         action="store_true",
@@ -473,6 +459,17 @@ def _parser() -> argparse.ArgumentParser:
         help="run plain (non-async) tools in worker threads, for tools that block",
     )
     return parser
+
+
+def _add_path_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--path",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="directory to search for marked modules and to import from; repeatable "
+        "(default: the current directory)",
+    )
 
 
 def _add_format_options(parser: argparse.ArgumentParser) -> None:
