@@ -61,7 +61,7 @@ def toolset(
 
 
 class ToolcallToolset(AbstractToolset[Any]):
-    """The toolset :func:`toolset` builds; its tool definitions are built once."""
+    """The toolset :func:`toolset` builds; its tools are built once, not on every step."""
 
     def __init__(
         self,
@@ -87,22 +87,20 @@ class ToolcallToolset(AbstractToolset[Any]):
             )
             for name, spec in self._specs.items()
         }
-        self._max_retries = max_retries
+        self._tools = {
+            name: ToolsetTool(
+                toolset=self, tool_def=definition, max_retries=max_retries, args_validator=_ANY
+            )
+            for name, definition in self._definitions.items()
+        }
 
     @property
     def id(self) -> str | None:
         return self._id
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        return {
-            name: ToolsetTool(
-                toolset=self,
-                tool_def=definition,
-                max_retries=self._max_retries,
-                args_validator=_ANY,
-            )
-            for name, definition in self._definitions.items()
-        }
+        """The same tools every step: they were built once, with the toolset."""
+        return dict(self._tools)
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
