@@ -124,6 +124,7 @@ def test_tool_retry_is_an_error_the_model_reads_and_is_not_logged(
     concurrent: types.ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:
     """ToolRetry: kind retry, the tool's own message, nothing logged (a plain raise is)."""
+    toolcall.describe(concurrent)  # the cache may log at DEBUG on first use: not our concern
     caplog.set_level(logging.DEBUG, logger="toolcall")
     err = toolcall.run(concurrent, "fix", {"city": "Atlantis"}).error
     assert (err.kind, err.message, err.value) == (
