@@ -151,12 +151,21 @@ def test_the_model_cannot_fill_an_injected_parameter(frameworks):
     assert result.error.kind == "unknown_arguments"
 
 
-def test_frameworks_are_not_imported(frameworks):
-    """Recognition reads names only: none of the frameworks is imported."""
-    import sys
+def test_frameworks_are_not_imported(tmp_path):
+    """Recognition reads names only: none of the frameworks is imported (checked in a child
+    interpreter: the adapter tests import the real frameworks into this one)."""
+    import textwrap
 
-    for name in ("fastmcp", "pydantic_ai", "agents", "langchain_core", "langgraph"):
-        assert name not in sys.modules
+    import subproc
+
+    (tmp_path / "framework_tools.py").write_text(textwrap.dedent(FRAMEWORKS))
+    names = ("fastmcp", "pydantic_ai", "agents", "langchain_core", "langgraph")
+    code = (
+        "import sys, toolcall, framework_tools; toolcall.describe(framework_tools); "
+        f"print([name for name in {names!r} if name in sys.modules])"
+    )
+    done = subproc.python("-c", code, paths=[tmp_path])
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
 
 
 TOOL_META = '''
