@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+# Importing fastmcp installs beartype's import hook (a FileFinder path hook whose .py loader
+# is beartype's) ahead of toolcall's, so modules made later in this process would no longer
+# be processed at import. Put the hooks back once fastmcp and the adapter are imported.
+_HOOKS = list(sys.path_hooks)
 pytest.importorskip("fastmcp")
 
-from fastmcp import Client, FastMCP
+from fastmcp import Client, FastMCP  # noqa: E402
 
-import toolcall
-from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, plain
-from toolcall.adapters.fastmcp import register
+import toolcall  # noqa: E402
+from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, plain  # noqa: E402
+from toolcall.adapters.fastmcp import register  # noqa: E402
+
+sys.path_hooks[:] = _HOOKS
+sys.path_importer_cache.clear()
 
 
 @pytest.fixture
