@@ -17,12 +17,14 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
 
 import anyio
 import examples.weather
+import jsonschema
 import msgspec
 import pytest
 from mcp import Client, StdioServerParameters
@@ -84,6 +86,11 @@ class Priced(TypedDict):
     price: Decimal
 
 
+class Event(TypedDict):
+    at: datetime
+    clock: time
+
+
 def forecast(city: str) -> Forecast:
     """Forecast for a city."""
     return {"city": city, "temp": 21.5}
@@ -122,6 +129,11 @@ def pair() -> Pair:
 def priced() -> Priced:
     """A decimal, which encodes as a number."""
     return {"price": Decimal("1.50")}
+
+
+def event() -> Event:
+    """A naive date-time and a time, which encode without an offset."""
+    return {"at": datetime(2024, 5, 6, 7, 8, 9), "clock": time(12, 30)}
 
 
 def unresolved() -> Missing:  # type: ignore[name-defined]  # noqa: F821
@@ -163,6 +175,7 @@ RUNTIME_TOOLS: tuple[Callable[..., Any], ...] = (
     renamed,
     pair,
     priced,
+    event,
     unresolved,
     not_an_object,
     unencodable,
@@ -234,7 +247,7 @@ async def test_object_returns_declare_their_schema(server: Any, mode: str) -> No
         listed = {tool["name"]: tool for tool in dumped((await client.list_tools()).tools)}
     assert listed["forecast"]["outputSchema"] == {
         "type": "object",
-        "properties": {"city": {"type": "string"}, "temp": {"type": "number"}},
+        "properties": {"city": {"type": "string"}, "temp": {"type": ["number", "null"]}},
         "required": ["city", "temp"],
         "additionalProperties": False,
     }
@@ -242,25 +255,25 @@ async def test_object_returns_declare_their_schema(server: Any, mode: str) -> No
         "type": "object",
         "properties": {
             "station": {"type": "string"},
-            "values": {"type": "array", "items": {"type": "number"}},
+            "values": {"type": "array", "items": {"type": ["number", "null"]}},
         },
         "required": ["station", "values"],
         "additionalProperties": False,
     }
     assert listed["point"]["outputSchema"] == {
         "type": "object",
-        "properties": {"x": {"type": "integer"}, "y": {"type": "integer", "default": 0}},
-        "required": ["x"],
+        "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+        "required": ["x", "y"],
         "additionalProperties": False,
     }
+    assert listed["renamed"]["outputSchema"]["properties"] == {"firstName": {"type": "string"}}
+    assert listed["priced"]["outputSchema"]["properties"] == {"price": {"type": "number"}}
     text_only = {name for name, tool in listed.items() if "outputSchema" not in tool}
     assert text_only == {
         "convert_temperature",
         "points",
         "maybe_forecast",
-        "renamed",
         "pair",
-        "priced",
         "unresolved",
     }
 
@@ -283,15 +296,32 @@ async def test_dataclass_result_is_structured(server: Any, mode: str) -> None:
     assert text_of(result) == toolcall.encode_result(Reading("north", [1.5, 2.0]))
 
 
+async def test_structured_content_validates_against_the_output_schema(
+    server: Any, mode: str
+) -> None:
+    """What a tool returns validates against its outputSchema, formats checked, the way the
+    TypeScript SDK checks it: naive date-times and times, decimals, renamed fields."""
+    async with Client(server, mode=mode) as client:
+        listed = {tool["name"]: tool for tool in dumped((await client.list_tools()).tools)}
+    for name in ("event", "priced", "renamed", "forecast", "point"):
+        result = await call(server, mode, name, {"city": "Oslo"} if name == "forecast" else None)
+        assert not result.is_error, name
+        jsonschema.validate(
+            result.structured_content,
+            listed[name]["outputSchema"],
+            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
+        )
+    event_result = await call(server, mode, "event", None)
+    assert event_result.structured_content == {"at": "2024-05-06T07:08:09", "clock": "12:30:00"}
+
+
 async def test_other_results_are_text_only(server: Any, mode: str) -> None:
     """Scalars, lists and types encoded differently from their schema: text, no structure."""
     expected = {
         ("convert_temperature", '{"value": 50}'): "10.0",
         ("points", "{}"): '[{"x":1,"y":0},{"x":2,"y":3}]',
         ("maybe_forecast", "{}"): "null",
-        ("renamed", "{}"): '{"firstName":"Ada"}',
         ("pair", "{}"): "[1,2]",
-        ("priced", "{}"): '{"price":1.50}',
         ("unresolved", "{}"): '{"ok":true}',
     }
     for (name, args), text in expected.items():

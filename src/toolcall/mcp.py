@@ -13,12 +13,14 @@ event loop (no thread hop; pass ``run_sync_in_thread=True`` for tools that block
 
 Results. A successful call's value is encoded with :func:`toolcall.encode_result` and sent as
 text. When the function's return annotation is an object type (a ``dict``, ``TypedDict``,
-dataclass, ``msgspec.Struct``, ``Mapping``) the tool also declares an ``outputSchema`` (the
-schema toolcall derives for that type) and the result carries the same JSON as
+dataclass, ``msgspec.Struct``, ``Mapping``) the tool also declares an ``outputSchema`` and the
+result carries the same JSON as
 ``structuredContent``. Other return types (lists, scalars, ``X | None``, unions) are text only:
-MCP requires an output schema to describe an object. So are types whose JSON encoding differs
-from their schema (``Decimal`` encodes as a number, a ``NamedTuple`` as an array, a Struct that
-renames fields, is tagged or ``array_like``; type providers). A value that does not encode, or
+MCP requires an output schema to describe an object. The output schema describes what
+``encode_result`` writes (a ``Decimal`` as a number, a naive ``datetime`` without an offset, a
+renamed Struct under its encoded names); a type written as an array (``NamedTuple``,
+``array_like`` Struct) or one toolcall cannot describe is text only. A value that does not
+encode, or
 an object-annotated tool that returns something else, is reported as an error result; the
 value is otherwise not checked against the annotation.
 
@@ -37,7 +39,6 @@ from __future__ import annotations
 import importlib
 import logging
 import socket
-import sys
 import types
 import warnings
 from collections.abc import Callable
@@ -328,50 +329,19 @@ def _tools(members: tuple[Member, ...]) -> dict[str, ir.Tool]:
 
 
 def _output_schema(tool: ir.Tool) -> dict[str, Any] | None:
-    """The schema of the tool's return type when it is one MCP can declare, else None.
+    """The schema of what ``encode_result`` writes for the tool's return type, when MCP can
+    declare it (an object), else None.
 
-    Rendered as the only parameter of a stand-in tool, so it is the schema toolcall would
-    read that type with.
+    It is the output schema (``toolcall._render.output``), not the schema arguments are read
+    with: a naive ``datetime`` is written without an offset, a ``Decimal`` as a number, so a
+    client validating ``structuredContent`` against it (the TypeScript SDK does) accepts
+    what the tool returns.
     """
+    from toolcall._render.output import output_schema
+
     value_type = tool.returns
-    if (
-        value_type is None
-        or value_type.kind != "object"
-        or value_type.nullable
-        or not _encodes_as_declared(value_type)
-    ):
+    if value_type is None or value_type.kind != "object" or value_type.nullable:
         return None
-    stand_in = ir.Tool(name="returned", parameters=(ir.Parameter(name="value", type=value_type),))
-    schema: dict[str, Any] = toolcall.render(stand_in, "mcp")["inputSchema"]["properties"]["value"]
-    return schema
-
-
-def _encodes_as_declared(t: ir.Type) -> bool:
-    """Whether ``encode_result`` writes a value of ``t`` in the shape ``t``'s schema declares.
-
-    The schema is the one dispatch reads arguments with; a few types are read in one shape
-    and written in another, and a structured result must match its schema exactly.
-    """
-    if t.py in ("decimal", "namedtuple", "model", "pydantic") or t.provider or t.wire:
-        return False
-    if t.py == "struct" and not _plain_struct(t.ref):
-        return False
-    children = (*(f.type for f in t.fields), *t.prefix_items, *t.variants, t.items, t.additional)
-    return all(_encodes_as_declared(child) for child in children if child is not None)
-
-
-def _plain_struct(ref: str) -> bool:
-    """A ``msgspec.Struct`` encoded as an object of its field names (not renamed, tagged or
-    ``array_like``); False when the class cannot be found."""
-    module_name, _, qualname = ref.partition(":")
-    cls: Any = sys.modules.get(module_name)  # the tool's module imported it: no import here
-    for part in qualname.split("."):
-        cls = getattr(cls, part, None)
-    if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):
-        return False
-    config = cls.__struct_config__
-    return (
-        not config.array_like
-        and config.tag is None
-        and cls.__struct_encode_fields__ == cls.__struct_fields__
-    )
+    schema = output_schema(value_type)
+    # a NamedTuple or an array_like Struct is written as an array; {} means nothing certain
+    return schema if schema.get("type") == "object" else None
