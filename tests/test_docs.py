@@ -71,7 +71,7 @@ import pytest
 import yaml
 
 import subproc
-from toolcall import ToolcallWarning, _registry
+from toolcall import ToolcallWarning, _hook, _registry
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -656,6 +656,7 @@ def test_page_runs(
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
         monkeypatch.delenv(name, raising=False)
     run = PageRun(page, directory, model)
+    hooks = list(sys.path_hooks)
     try:
         for block in blocks_of(page):
             reason = block.directive("skip")
@@ -669,6 +670,11 @@ def test_page_runs(
     finally:
         _forget(directory)
         model.script = None
+        if sys.path_hooks != hooks:
+            # fastmcp's beartype claw puts its own path hook first (docs/adapters/fastmcp.md
+            # imports fastmcp): later pages must see toolcall's hook, as a fresh process would
+            sys.path_hooks[:] = hooks
+            _hook._drop_file_finders()
 
 
 # -- the site ---------------------------------------------------------------------------
