@@ -15,6 +15,7 @@ receives the request's context, for progress and logging.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,7 +69,7 @@ class ToolcallTool(Tool):
             name=spec.name,
             title=definition.get("title"),
             description=definition.get("description"),
-            parameters=_thaw(definition["inputSchema"]),
+            parameters=copy.deepcopy(definition["inputSchema"]),
             annotations=ToolAnnotations(**annotations) if annotations else None,
         )
         tool._box = box
@@ -84,11 +85,3 @@ class ToolcallTool(Tool):
         if error is not None:
             raise ToolError(error.message)
         return ToolResult(content=[TextContent(type="text", text=value)])
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_thaw(item) for item in value]
-    return value

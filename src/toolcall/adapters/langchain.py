@@ -15,6 +15,7 @@ the arguments and injected; ``InjectedToolCallId`` receives the call's id.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,7 +69,7 @@ class ToolcallTool(BaseTool):
         tool = cls(
             name=spec.name,
             description=function.get("description", ""),
-            args_schema=_thaw(function["parameters"]),
+            args_schema=copy.deepcopy(function["parameters"]),
         )
         tool._box = box
         tool._spec = spec
@@ -107,11 +108,3 @@ class ToolcallTool(BaseTool):
         if error is not None:
             raise ToolException(error.message)
         return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_thaw(item) for item in value]
-    return value

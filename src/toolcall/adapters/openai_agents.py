@@ -14,6 +14,7 @@ toolcall.Injected]`` too) receives the call's ``ToolContext``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -69,16 +70,7 @@ def _function_tool(
     return FunctionTool(
         name=name,
         description=function.get("description", ""),
-        params_json_schema=_thaw(function["parameters"]),
+        params_json_schema=copy.deepcopy(function["parameters"]),
         on_invoke_tool=invoke,
         strict_json_schema=strict,
     )
-
-
-def _thaw(value: Any) -> Any:
-    """A plain copy of a frozen definition: the SDK copies and edits schemas."""
-    if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_thaw(item) for item in value]
-    return value

@@ -15,6 +15,7 @@ annotations travel as the tool definition's ``metadata``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,7 +81,7 @@ class ToolcallToolset(AbstractToolset[Any]):
         self._definitions = {
             name: ToolDefinition(
                 name=name,
-                parameters_json_schema=_thaw(spec.definition["function"]["parameters"]),
+                parameters_json_schema=copy.deepcopy(spec.definition["function"]["parameters"]),
                 description=spec.definition["function"].get("description"),
                 strict=strict or None,
                 metadata=_metadata(spec),
@@ -121,11 +122,3 @@ def _metadata(spec: Spec) -> dict[str, Any] | None:
     if spec.tool.annotations:
         found["annotations"] = dict(spec.tool.annotations)
     return found or None
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_thaw(item) for item in value]
-    return value
