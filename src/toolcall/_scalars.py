@@ -27,6 +27,7 @@ import base64
 import math
 import pathlib
 import re
+import types
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,7 +77,8 @@ class Scalar:
 
     ``fast`` is ``(condition, value)``, Python source with ``{x}`` standing for the local
     holding the JSON value: the fast path continues when ``condition`` holds and uses
-    ``value`` (None: the JSON value itself) as the restored one. The names it uses are the
+    ``value`` (None: the JSON value itself) as the restored one; an exception raised by
+    ``value`` is a deviation like a failed condition. The names it uses are the
     ``FAST_NAMES`` the generated code is given.
     """
 
@@ -142,7 +144,7 @@ def _parsed(parse: Callable[[str], Any], reason: str) -> Callable[[Any], Any]:
 
 def _shaped(shape: str, parse: Callable[[str], Any]) -> Callable[[str], Any]:
     """``parse``, for text of exactly that shape only (Python reads more than the schema)."""
-    exact = re.compile(shape).fullmatch
+    exact = _SHAPES[shape] = re.compile(shape).fullmatch
 
     def convert(text: str) -> Any:
         if exact(text) is None:
@@ -150,6 +152,10 @@ def _shaped(shape: str, parse: Callable[[str], Any]) -> Callable[[str], Any]:
         return parse(text)
 
     return convert
+
+
+_SHAPES: Final[dict[str, Callable[[str], Any]]] = {}
+"""Each exact shape's ``fullmatch``, which the fast path calls without the closures around it."""
 
 
 def _upper(parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -232,6 +238,21 @@ _OFFSET: Final = "([Zz]|[+-][0-9]{2}:[0-9]{2})"
 _DATE: Final = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _UUID: Final = "[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
 
+_DATETIME_SHAPE: Final = f"{_DATE}[Tt]{_SECONDS}{_OFFSET}"
+_TIME_SHAPE: Final = f"{_SECONDS}{_OFFSET}"
+
+# The date check of the fast path. CPython's C ``date.fromisoformat`` reads ASCII digits only
+# and, on ten characters with a dash at index 7, only ``YYYY-MM-DD`` (not the week form
+# ``YYYY-Www-D``, not the basic ``YYYYMMDD``): a length and one character stand in for the
+# regular expression, which costs several times the parse. The pure-Python ``datetime``
+# (PyPy) reads more (``int()`` takes ``+021``), so there the shape is matched in full.
+_C_DATES: Final = isinstance(date.fromisoformat, types.BuiltinFunctionType)
+_FAST_DATE: Final = (
+    "type({x}) is str and len({x}) == 10 and {x}[7] == '-'"
+    if _C_DATES
+    else "type({x}) is str and _date_shape({x}) is not None"
+)
+
 # What msgspec writes (``encode_result``): RFC 3339 when the value is aware, no offset when
 # it is naive, at most microseconds.
 _WRITTEN_SECONDS: Final = "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})?"
@@ -267,11 +288,14 @@ ROWS: Final[tuple[Scalar, ...]] = (
         "datetime",
         keywords={"format": "date-time"},
         restore=_parsed(
-            _upper(_shaped(f"{_DATE}[Tt]{_SECONDS}{_OFFSET}", datetime.fromisoformat)),
-            "invalid_datetime",
+            _upper(_shaped(_DATETIME_SHAPE, datetime.fromisoformat)), "invalid_datetime"
         ),
         reason="invalid_datetime",
         reason_text="expected an RFC 3339 date-time with an offset (2024-05-06T07:08:09Z)",
+        fast=(
+            "type({x}) is str and _datetime_shape({x}) is not None",
+            "_datetime({x}.upper())",
+        ),
         output={"type": "string", "pattern": f"^{_DATE}T{_WRITTEN_SECONDS}$"},
     ),
     Scalar(
@@ -282,6 +306,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         restore=_parsed(_shaped(_DATE, date.fromisoformat), "invalid_date"),
         reason="invalid_date",
         reason_text="expected a date (YYYY-MM-DD)",
+        fast=(_FAST_DATE, "_date({x})"),
         output={"type": "string", "format": "date"},
     ),
     Scalar(
@@ -289,11 +314,13 @@ ROWS: Final[tuple[Scalar, ...]] = (
         "string",
         "time",
         keywords={"format": "time"},
-        restore=_parsed(
-            _upper(_shaped(f"{_SECONDS}{_OFFSET}", time.fromisoformat)), "invalid_time"
-        ),
+        restore=_parsed(_upper(_shaped(_TIME_SHAPE, time.fromisoformat)), "invalid_time"),
         reason="invalid_time",
         reason_text="expected an RFC 3339 time with an offset (07:08:09Z)",
+        fast=(
+            "type({x}) is str and _time_shape({x}) is not None",
+            "_time({x}.upper())",
+        ),
         output={"type": "string", "pattern": f"^{_WRITTEN_SECONDS}$"},
     ),
     Scalar(
@@ -304,6 +331,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         restore=_parsed(_shaped(_UUID, uuid.UUID), "invalid_uuid"),
         reason="invalid_uuid",
         reason_text="expected a UUID (8-4-4-4-12 hex digits)",
+        fast=("type({x}) is str and _uuid_shape({x}) is not None", "_uuid({x})"),
         output={"type": "string", "format": "uuid"},
     ),
     Scalar(
@@ -378,7 +406,18 @@ ROWS: Final[tuple[Scalar, ...]] = (
     Scalar("any", "any", fast=("True", None), output={}),
 )
 
-FAST_NAMES: Final[dict[str, Any]] = {"_utf8": utf8, "_isfinite": math.isfinite}
+FAST_NAMES: Final[dict[str, Any]] = {
+    "_utf8": utf8,
+    "_isfinite": math.isfinite,
+    "_date_shape": _SHAPES[_DATE],
+    "_datetime_shape": _SHAPES[_DATETIME_SHAPE],
+    "_time_shape": _SHAPES[_TIME_SHAPE],
+    "_uuid_shape": _SHAPES[_UUID],
+    "_date": date.fromisoformat,
+    "_datetime": datetime.fromisoformat,
+    "_time": time.fromisoformat,
+    "_uuid": uuid.UUID,
+}
 """The names the ``fast`` columns use, handed to the generated code."""
 
 _BY_KEY: Final = {(row.kind, row.py, row.wire): row for row in ROWS}

@@ -40,20 +40,23 @@ def test_generated_source_of_a_small_tool_is_pinned() -> None:
     fast = build_fastpath(GREET, greet, is_async=False, resolver=FakeResolver())
     assert fast is not None
     assert source_of(fast) == (
-        "def make(fn, _fallback, _ABSENT, _utf8, _isfinite, _raised, _exited, _Ok, _k1, _k2):\n"
+        "def make(fn, _fallback, _ABSENT, _raised, _exited, _Ok, _k1, _k2, _utf8):\n"
         "    def fast(args):\n"
         "        if type(args) is not dict:\n"
         "            return _fallback(args)\n"
         "        try:\n"
         "            v0 = args['name']\n"
-        "            n = 1\n"
-        "            if 'times' in args:\n"
-        "                n += 1\n"
+        "            if len(args) == 2:\n"
         "                v1 = args['times']\n"
         "            else:\n"
-        "                v1 = _ABSENT\n"
-        "            if len(args) != n:\n"
-        "                return _fallback(args)\n"
+        "                n = 1\n"
+        "                if 'times' in args:\n"
+        "                    n += 1\n"
+        "                    v1 = args['times']\n"
+        "                else:\n"
+        "                    v1 = _ABSENT\n"
+        "                if len(args) != n:\n"
+        "                    return _fallback(args)\n"
         "            if not (type(v0) is str and (v0.isascii() or _utf8(v0))):\n"
         "                return _fallback(args)\n"
         "            if not (len(v0) <= _k1):\n"
@@ -118,3 +121,56 @@ def test_fields_outside_the_allow_list_take_the_general_path() -> None:
             build_fastpath(injected, lambda code: code, is_async=False, resolver=FakeResolver())
             is None
         )
+
+
+def _dated(day: Any, when: Any = None, ref: Any = None) -> tuple[Any, Any, Any]:
+    return day, when, ref
+
+
+DATED = ir.Tool(
+    name="dated",
+    parameters=(
+        ir.Parameter(name="day", type=ir.Type(kind="string", py="date", format="date")),
+        ir.Parameter(
+            name="when",
+            type=ir.Type(kind="string", py="datetime", format="date-time"),
+            required=False,
+        ),
+        ir.Parameter(
+            name="ref", type=ir.Type(kind="string", py="uuid", format="uuid"), required=False
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"day": "2026-05-01"},
+        {"day": "2021-W01-1"},  # a week date Python reads, the schema does not
+        {"day": "20210101xx"},
+        {"day": "\u0662026-05-01"},
+        {"day": "2026-02-30"},
+        {"day": "2026-05-01", "when": "2024-05-06t07:08:09z"},
+        {"day": "2026-05-01", "when": "2024-05-06T07:08Z"},
+        {"day": "2026-05-01", "ref": "12345678-1234-1234-1234-123456789abc"},
+        {"day": "2026-05-01", "ref": "123456781234123412341234567890ab"},
+    ],
+)
+def test_dates_and_uuids_are_checked_inline_and_only_the_schemas_shapes_pass(args: Any) -> None:
+    """The generated code calls no coercer for a date, date-time or UUID, and restores what
+    the general path restores, missing exactly where the general path refuses."""
+    from toolcall._dispatch.coerce import build_coercer
+
+    fast = build_fastpath(DATED, _dated, is_async=False, resolver=FakeResolver())
+    assert fast is not None
+    assert "_k" not in source_of(fast)  # no coercer constant: every check is written out
+    expected: list[Any] = []
+    for p in DATED.parameters:
+        coerce = build_coercer(p.type, FakeResolver())
+        try:
+            expected.append(coerce(args[p.name]) if p.name in args else None)
+        except Exception:
+            assert fast(args) is MISS
+            return
+    assert fast(args) == Ok(tuple(expected))

@@ -26,7 +26,6 @@ import itertools
 import keyword
 import linecache
 import logging
-import types
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -35,6 +34,7 @@ import msgspec
 from toolcall import ir
 from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer
 from toolcall._dispatch.coerce import _constructor as constructor
+from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
 from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._errors import ToolRetry
 from toolcall._scalars import FAST_NAMES, row_of
@@ -208,7 +208,6 @@ def build_fastpath(
         fn=fn,
         _fallback=fallback or (_miss_async if is_async else _miss_sync),
         _ABSENT=_ABSENT,
-        **FAST_NAMES,
         _raised=functools.partial(tool_raised, tool.name),
         _exited=tool_exited,
         _Ok=Ok,
@@ -230,7 +229,15 @@ def build_fastpath(
         for i in pooled:
             source.add("    ", f"if v{i} is not _ABSENT:", f"    kw[{parameters[i].name!r}] = v{i}")
     source.add("", "except Exception:", "    pass", "else:", "    try:")
-    source.lines += _calls(parameters, _positional(parameters, fn), branching, bool(pooled), aw)
+    positions = function_positions([p.name for p in parameters], fn)
+    arguments = [
+        Argument(
+            p.name, f"v{i}", p.required, positions[i] and not p.keyword_only, p.positional_only
+        )
+        for i, p in enumerate(parameters)
+    ]
+    pool = "kw" if pooled else None
+    source.lines += call_tree(f"value = {aw}fn", arguments, branching, pool, "        ")
     source.add("    ", "except Exception as exc:", "    return _raised(exc)")
     source.add("    ", "except SystemExit as exc:", "    return _exited(exc)")
     source.add("    ", "return _Ok(value)")
@@ -274,6 +281,8 @@ class _Source:
         return name
 
     def compile(self, header: str, name: str) -> Callable[[Any], Any]:
+        body = "\n".join(self.lines)
+        self.free.update({k: v for k, v in FAST_NAMES.items() if k in body})
         source = "\n".join(
             [
                 f"def make({', '.join(self.free)}):",
@@ -298,17 +307,23 @@ class _Source:
         indent = "    "
         required = [i for i, p in enumerate(parameters) if p.required]
         self.add(indent, *(f"v{i} = args[{parameters[i].name!r}]" for i in required))
-        count: str | int = len(required)
-        for i, p in enumerate(parameters):
-            if not p.required:
-                if count != "n":
-                    self.add(indent, f"n = {count}")
-                    count = "n"
-                key = repr(p.name)
-                self.add(indent, f"if {key} in args:", "    n += 1", f"    v{i} = args[{key}]")
-                self.add(indent, "else:", f"    v{i} = _ABSENT")
-        self.add(indent, f"if len(args) != {count}:")
-        self.miss(indent + "    ")
+        optional = [i for i, p in enumerate(parameters) if not p.required]
+        if optional:
+            # every argument given (a model's usual call): read without testing each key
+            self.add(indent, f"if len(args) == {len(parameters)}:")
+            self.add(indent, *(f"    v{i} = args[{parameters[i].name!r}]" for i in optional))
+            self.add(indent, "else:", f"    n = {len(required)}")
+            for i in optional:
+                key = repr(parameters[i].name)
+                self.add(indent, f"    if {key} in args:", "        n += 1")
+                self.add(
+                    indent, f"        v{i} = args[{key}]", "    else:", f"        v{i} = _ABSENT"
+                )
+            self.add(indent, "    if len(args) != n:")
+            self.miss(indent + "        ")
+        else:
+            self.add(indent, f"if len(args) != {len(required)}:")
+            self.miss(indent + "    ")
         for i, p in enumerate(parameters):
             if p.required:
                 self.restore_into(p.type, f"v{i}", indent, 0)
@@ -349,6 +364,15 @@ class _Source:
 
     def _inlined(self, t: ir.Type) -> bool:
         """Whether ``restore`` writes the code for ``t`` out rather than call its coercer."""
+        if t.kind == "string" and (t.py or t.wire):
+            # a scalar row of its own (a date, a UUID): inlined when its row has a check and
+            # the type sets nothing beyond the row's own keywords
+            row = row_of(t.kind, t.py, t.wire)
+            keywords = row.keywords if row is not None and row.fast is not None else None
+            return keywords is not None and (
+                _set_fields(t) <= {"kind", "nullable", "py", "wire", *keywords}
+                and all(getattr(t, key) == value for key, value in keywords.items())
+            )
         allowed = _INLINED.get(t.kind)
         if allowed is None or not _set_fields(t) <= allowed:
             return False
@@ -365,7 +389,7 @@ class _Source:
             return self._array(t, x, indent, depth + 1)
         if kind == "object":
             return self._object(t, x, indent, depth + 1)
-        row = row_of(kind)
+        row = row_of(kind, t.py, t.wire)
         fast = row.fast if row is not None else None
         assert fast is not None  # every inlined scalar has a check
         condition, value = fast
@@ -418,91 +442,64 @@ class _Source:
         return y
 
     def _object(self, t: ir.Type, x: str, indent: str, depth: int) -> str:
+        """Each field into a local (``_ABSENT`` when an optional one is not given), then the
+        dict built as one literal as far as the fields are required, or the class called."""
         self._require(f"type({x}) is dict", indent)
-        out, seen = self.local("o"), self.local("m")
         required = sum(field.required for field in t.fields)
-        self.add(indent, f"{out} = {{}}", f"{seen} = {required}")
+        seen = self.local("m") if required < len(t.fields) else str(required)
+        if required < len(t.fields):
+            self.add(indent, f"{seen} = {required}")
+        values: list[str] = []
         for field in t.fields:
             key, value = repr(field.name), self.local("e")
+            values.append(value)
             if field.required:
                 self.add(indent, f"{value} = {x}[{key}]")
-                inner = indent
-            else:
-                self.add(
-                    indent, f"if {key} in {x}:", f"    {seen} += 1", f"    {value} = {x}[{key}]"
-                )
-                inner = indent + "    "
-                if not accepts_null(field.type):
-                    self.add(inner, f"if {value} is not None:")
-                    inner += "    "
-            restored = self.restore(field.type, value, inner, depth)
-            self.add(inner, f"{out}[{key}] = {restored}")
+                self.restore_into(field.type, value, indent, depth)
+                continue
+            self.add(indent, f"if {key} in {x}:", f"    {seen} += 1", f"    {value} = {x}[{key}]")
+            inner = indent + "    "
+            if not accepts_null(field.type):
+                self.add(inner, f"if {value} is None:", f"    {value} = _ABSENT", "else:")
+                inner += "    "
+            written = len(self.lines)
+            self.restore_into(field.type, value, inner, depth)
+            if len(self.lines) == written:
+                self.add(inner, "pass")
+            self.add(indent, "else:", f"    {value} = _ABSENT")
         self._require(f"len({x}) == {seen}", indent)
         make = constructor(t, self._resolver)
+        y = self.local("k" if make is not None else "o")
         if make is None:
-            return out
-        y = self.local("k")
-        self.add(indent, f"{y} = {self.constant(make)}(**{out})")
-        return y
-
-
-def _positional(parameters: tuple[ir.Parameter, ...], fn: Callable[..., Any]) -> list[bool]:
-    """Per parameter: may it be passed by position rather than by keyword?
-
-    Positional-only ones must be. Any other may be when ``fn`` is a plain function whose own
-    code binds that position to that very name: Python then binds ``fn(x)`` exactly as it
-    binds ``fn(name=x)``, and a positional call skips matching keyword names, which is a
-    third of a small tool's dispatch. A wrapper taking ``*args, **kwargs`` (or any callable
-    that is not a plain function) gets keywords, as the IR describes them.
-    """
-    code = fn.__code__ if isinstance(fn, types.FunctionType) else None
-    names = code.co_varnames[: code.co_argcount] if code is not None else ()
-    return [
-        p.positional_only or (not p.keyword_only and i < len(names) and names[i] == p.name)
-        for i, p in enumerate(parameters)
-    ]
-
-
-def _calls(
-    parameters: tuple[ir.Parameter, ...],
-    positional: list[bool],
-    branching: list[int],
-    pooled: bool,
-    aw: str,
-) -> list[str]:
-    """One literal call per combination of given optionals, nested on ``is _ABSENT`` tests.
-
-    Positional-only optionals are given as a prefix (the gap check saw to it), so once one
-    is absent the later ones are not branched on. In each call the arguments go by position
-    up to the first one that is not passed or may not go by position, and by keyword after.
-    """
-
-    def call(given: frozenset[int], indent: str) -> list[str]:
-        passed: list[str] = []
-        by_position = True
-        for i, p in enumerate(parameters):
-            if not (p.required or i in given):
-                by_position = False
-                continue
-            by_position = by_position and positional[i]
-            passed.append(f"v{i}" if by_position or p.positional_only else f"{p.name}=v{i}")
-        if pooled:
-            passed.append("**kw")
-        return [f"{indent}value = {aw}fn({', '.join(passed)})"]
-
-    def tree(at: int, given: frozenset[int], closed: bool, indent: str) -> list[str]:
-        if at == len(branching):
-            return call(given, indent)
-        i = branching[at]
-        positional_only = parameters[i].positional_only
-        if positional_only and closed:
-            return tree(at + 1, given, closed, indent)
-        deeper = indent + "    "
-        return [
-            f"{indent}if v{i} is _ABSENT:",
-            *tree(at + 1, given, closed or positional_only, deeper),
-            f"{indent}else:",
-            *tree(at + 1, given | {i}, closed, deeper),
+            lead = 0
+            while lead < len(t.fields) and t.fields[lead].required:
+                lead += 1
+            pairs = ", ".join(f"{t.fields[i].name!r}: {values[i]}" for i in range(lead))
+            self.add(indent, f"{y} = {{{pairs}}}")
+            for field, value in zip(t.fields[lead:], values[lead:], strict=True):
+                store = f"{y}[{field.name!r}] = {value}"
+                if field.required:
+                    self.add(indent, store)
+                else:
+                    self.add(indent, f"if {value} is not _ABSENT:", f"    {store}")
+            return y
+        names = [field.name for field in t.fields]
+        positions = class_positions(names, make)
+        arguments = [
+            Argument(field.name, value, field.required, positions[i])
+            for i, (field, value) in enumerate(zip(t.fields, values, strict=True))
         ]
-
-    return tree(0, frozenset(), False, "        ")
+        optional = [i for i, field in enumerate(t.fields) if not field.required]
+        branching, pooled = optional[:_BRANCHING], optional[_BRANCHING:]
+        pool = None
+        if pooled:
+            pool = self.local("w")
+            self.add(indent, f"{pool} = {{}}")
+            for i in pooled:
+                self.add(
+                    indent,
+                    f"if {values[i]} is not _ABSENT:",
+                    f"    {pool}[{names[i]!r}] = {values[i]}",
+                )
+        self.lines += call_tree(f"{y} = {self.constant(make)}", arguments, branching, pool, indent)
+        return y
