@@ -226,7 +226,7 @@ def dep_for_module(module: ModuleType) -> Dep:
         return Dep("python", top, _python_version(), module=module.__name__)
     if isinstance(file, str):
         path = os.path.abspath(file)
-        dist = _owning_dist(top, path)
+        dist = _owning_dist(module.__name__, path)
         if dist is not None:
             return Dep("dist", dist[0], dist[1], module=module.__name__)
         with contextlib.suppress(OSError):
@@ -277,45 +277,45 @@ def _is_stdlib(top: str, file: object) -> bool:
     return real.startswith(_stdlib_dirs())
 
 
-@cache
-def _packages_distributions() -> dict[str, list[str]]:
-    from importlib import metadata
+def _owning_dist(module: str, path: str) -> tuple[str, str] | None:
+    """(name, version) of the installed distribution whose RECORD lists ``path``.
 
-    return dict(metadata.packages_distributions())
-
-
-@cache
-def _dist_record(name: str) -> tuple[str, frozenset[str], str] | None:
-    """(root directory, files its RECORD lists, version) of an installed distribution."""
-    from importlib import metadata
-
-    try:
-        dist = metadata.distribution(name)
-    except metadata.PackageNotFoundError:
-        return None
-    files = dist.files
-    if dist.read_text("RECORD") is None or files is None:
-        return None
-    root = os.path.realpath(str(dist.locate_file("")))
-    return root, frozenset(f.as_posix() for f in files), dist.version
-
-
-def _owning_dist(top: str, path: str) -> tuple[str, str] | None:
-    """(name, version) of the installed distribution whose RECORD lists ``path``."""
+    Only the ``*.dist-info`` directories beside the module's top-level package are read, as
+    text: ``importlib.metadata.packages_distributions`` would parse every file of every
+    installed distribution (a second of a cold derivation where torch is installed).
+    """
     real = os.path.realpath(path)
+    levels = module.count(".") + 1 + os.path.basename(real).startswith("__init__.")
+    site = real
+    for _ in range(levels):
+        site = os.path.dirname(site)
+    relative = os.path.relpath(real, site).replace(os.sep, "/")
     try:
-        for name in _packages_distributions().get(top, ()):
-            record = _dist_record(name)
-            if record is None:
-                continue
-            root, files, version = record
-            relative = os.path.relpath(real, root)
-            if not relative.startswith("..") and relative.replace(os.sep, "/") in files:
+        for name, version, record in _records(site):
+            if record.startswith(f"{relative},") or f"\n{relative}," in record:
                 return name, version
     except Exception as exc:
         # Broken third-party metadata must not break an import; hashing the file is sound.
         _debug("toolcall cache: cannot tell which distribution has %s: %r", path, exc)
     return None
+
+
+@cache
+def _records(site: str) -> tuple[tuple[str, str, str], ...]:
+    """(name, version, RECORD text) of every distribution installed in ``site``."""
+    found = []
+    with contextlib.suppress(OSError), os.scandir(site) as entries:
+        for entry in entries:
+            if not entry.name.endswith(".dist-info"):
+                continue
+            name, _, version = entry.name[: -len(".dist-info")].rpartition("-")
+            record = os.path.join(entry.path, "RECORD")
+            with (
+                contextlib.suppress(OSError, UnicodeDecodeError),
+                open(record, encoding="utf-8") as f,
+            ):
+                found.append((name, version, f.read()))
+    return tuple(found)
 
 
 @cache
