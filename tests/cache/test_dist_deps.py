@@ -14,7 +14,8 @@ from toolcall._cache import fingerprint
 
 @pytest.fixture(autouse=True)
 def _fresh_records() -> None:
-    fingerprint._records.cache_clear()
+    fingerprint._dist_infos.cache_clear()
+    fingerprint._record.cache_clear()
 
 
 def test_an_installed_module_is_its_distribution_and_version() -> None:

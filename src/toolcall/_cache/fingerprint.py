@@ -281,8 +281,9 @@ def _owning_dist(module: str, path: str) -> tuple[str, str] | None:
     """(name, version) of the installed distribution whose RECORD lists ``path``.
 
     Only the ``*.dist-info`` directories beside the module's top-level package are read, as
-    text: ``importlib.metadata.packages_distributions`` would parse every file of every
-    installed distribution (a second of a cold derivation where torch is installed).
+    text, the one named like the package first: ``importlib.metadata.packages_distributions``
+    would parse every file of every installed distribution (a second of a cold derivation
+    where torch is installed).
     """
     real = os.path.realpath(path)
     levels = module.count(".") + 1 + os.path.basename(real).startswith("__init__.")
@@ -290,8 +291,10 @@ def _owning_dist(module: str, path: str) -> tuple[str, str] | None:
     for _ in range(levels):
         site = os.path.dirname(site)
     relative = os.path.relpath(real, site).replace(os.sep, "/")
+    top = _normal(module.partition(".")[0])
     try:
-        for name, version, record in _records(site):
+        for name, version, info in sorted(_dist_infos(site), key=lambda d: _normal(d[0]) != top):
+            record = _record(info)
             if record.startswith(f"{relative},") or f"\n{relative}," in record:
                 return name, version
     except Exception as exc:
@@ -300,22 +303,30 @@ def _owning_dist(module: str, path: str) -> tuple[str, str] | None:
     return None
 
 
+def _normal(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
 @cache
-def _records(site: str) -> tuple[tuple[str, str, str], ...]:
-    """(name, version, RECORD text) of every distribution installed in ``site``."""
+def _dist_infos(site: str) -> tuple[tuple[str, str, str], ...]:
+    """(name, version, directory) of every distribution installed in ``site``."""
     found = []
     with contextlib.suppress(OSError), os.scandir(site) as entries:
         for entry in entries:
-            if not entry.name.endswith(".dist-info"):
-                continue
-            name, _, version = entry.name[: -len(".dist-info")].rpartition("-")
-            record = os.path.join(entry.path, "RECORD")
-            with (
-                contextlib.suppress(OSError, UnicodeDecodeError),
-                open(record, encoding="utf-8") as f,
-            ):
-                found.append((name, version, f.read()))
+            if entry.name.endswith(".dist-info"):
+                name, _, version = entry.name[: -len(".dist-info")].rpartition("-")
+                found.append((name, version, entry.path))
     return tuple(found)
+
+
+@cache
+def _record(info: str) -> str:
+    """A distribution's RECORD, as text ("" when it has none)."""
+    try:
+        with open(os.path.join(info, "RECORD"), encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 @cache
