@@ -85,3 +85,22 @@ def spawn(
     return subprocess.Popen(
         [sys.executable, *map(str, args)], env=environment(paths, env, clean=clean), **options
     )
+
+
+def json_run(root: Path, cache: Path, code: str, *args: str, **env: str) -> Any:
+    """Run ``code`` (dedented) in ``root`` with ``cache`` as the cache directory and no
+    bytecode written; it must succeed, and its last line of output is JSON, returned."""
+    import json
+    import textwrap
+
+    done = python(
+        "-c",
+        textwrap.dedent(code),
+        *args,
+        paths=[root],
+        env={"TOOLCALL_CACHE_DIR": str(cache), "PYTHONDONTWRITEBYTECODE": "1", **env},
+        cwd=root,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])

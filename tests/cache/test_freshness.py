@@ -39,18 +39,7 @@ print(json.dumps(list(toolcall.tool_names(tools))))
 """
 
 
-def python(root: Path, cache: Path, code: str, *args: str, **env: str) -> Any:
-    done = subproc.python(
-        "-c",
-        textwrap.dedent(code),
-        *args,
-        paths=[root],
-        env={"TOOLCALL_CACHE_DIR": str(cache), "PYTHONDONTWRITEBYTECODE": "1", **env},
-        cwd=root,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+python = subproc.json_run
 
 
 def project(tmp_path: Path, tools: str) -> tuple[Path, Path]:

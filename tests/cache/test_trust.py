@@ -47,18 +47,7 @@ print(json.dumps({"ok": ok, "value": result.value if ok else None,
 """
 
 
-def run(root: Path, cache: Path, code: str, *args: str, **env: str) -> Any:
-    done = subproc.python(
-        "-c",
-        textwrap.dedent(code),
-        *args,
-        paths=[root],
-        env={"TOOLCALL_CACHE_DIR": str(cache), "PYTHONDONTWRITEBYTECODE": "1", **env},
-        cwd=root,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+run = subproc.json_run
 
 
 def primed(tmp_path: Path, source: str = TOOLS) -> tuple[Path, Path, Path]:
