@@ -144,9 +144,13 @@ def _types(tool: ir.Tool) -> Iterable[tuple[ir.Type, int]]:
             stack.append((t.items, below))
         if t.additional is not None:
             stack.append((t.additional, below))
-        stack.extend((f.type, below) for f in t.fields)
-        stack.extend((v, below) for v in t.prefix_items)
-        stack.extend((v, below) for v in t.variants)
+        # most nodes are leaves: no generator is built for an empty tuple
+        if t.fields:
+            stack.extend((f.type, below) for f in t.fields)
+        if t.prefix_items:
+            stack.extend((v, below) for v in t.prefix_items)
+        if t.variants:
+            stack.extend((v, below) for v in t.variants)
 
 
 def _class(t: ir.Type, allowed: set[str]) -> type:
