@@ -363,19 +363,21 @@ def _dependencies(
 ) -> list[_cache.Dep]:
     """Modules that contributed types or providers, plus the project modules the source
     imports (a constant, alias or description taken from one must not go stale)."""
-    names = set(dep_modules) | _project_imports(module, source)
-    names.discard(module.__name__)
-    deps = []
-    for dep in sorted(names):
-        loaded = sys.modules.get(dep)
+    found: dict[str, _cache.Dep] = {}
+    for name in dep_modules - {module.__name__}:
+        loaded = sys.modules.get(name)
         if loaded is not None:
-            deps.append(_cache.dep_for_module(loaded))
-    return deps
+            found[name] = _cache.dep_for_module(loaded)
+    for name in _imported(module, source) - found.keys() - {module.__name__}:
+        dep = _cache.dep_for_module(sys.modules[name])
+        if dep.kind == "file":  # a user file: stdlib and installed ones are not imports to track
+            found[name] = dep
+    return [found[name] for name in sorted(found)]
 
 
-def _project_imports(module: types.ModuleType, source: bytes) -> set[str]:
-    """The loaded modules named by the source's ``import`` statements that are user files
-    (not the standard library, not installed distributions)."""
+def _imported(module: types.ModuleType, source: bytes) -> set[str]:
+    """The loaded modules named by the source's ``import`` statements (each dependency is
+    fingerprinted once, by the caller)."""
     import ast
 
     try:
@@ -398,11 +400,7 @@ def _project_imports(module: types.ModuleType, source: bytes) -> set[str]:
                 continue
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {
-        name
-        for name in found
-        if name in sys.modules and _cache.dep_for_module(sys.modules[name]).kind == "file"
-    }
+    return {name for name in found if name in sys.modules}
 
 
 def _variant_key(key: tuple[str, bool]) -> str:

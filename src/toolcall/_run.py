@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._pipeline import lookup
-from toolcall._registry import index
+from toolcall._registry import ModuleEntry, index
+
+if TYPE_CHECKING:
+    from toolcall._dispatch.plan import ToolPlan
 
 __all__ = ["arun", "run"]
 
@@ -75,10 +78,8 @@ def _run(
     args: Any,
     inject: Mapping[str, Any] | None = None,
 ) -> Ok[Any] | Err:
-    entry = lookup(module)
-    try:
-        plan = entry.plans[name]
-    except (KeyError, TypeError):
+    entry, plan = _plan(module, name)
+    if plan is None:
         return Err(ToolError.unknown_tool(name, entry.tool_names))
     result = plan.run_with(args, inject)
     if plan.prepared:
@@ -93,12 +94,19 @@ async def _arun(
     inject: Mapping[str, Any] | None = None,
     timeout: float | None = None,
 ) -> Ok[Any] | Err:
-    entry = lookup(module)
-    try:
-        plan = entry.plans[name]
-    except (KeyError, TypeError):
+    entry, plan = _plan(module, name)
+    if plan is None:
         return Err(ToolError.unknown_tool(name, entry.tool_names))
     result = await plan.arun_within(args, inject, timeout)
     if plan.prepared:
         entry.aruns[name] = plan.arun
     return result
+
+
+def _plan(module: types.ModuleType | str, name: str) -> tuple[ModuleEntry, ToolPlan | None]:
+    """The module's entry (processing it on first use) and the plan of ``name`` if it has one."""
+    entry = lookup(module)
+    try:
+        return entry, entry.plans[name]
+    except (KeyError, TypeError):
+        return entry, None

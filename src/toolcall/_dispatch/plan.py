@@ -323,15 +323,20 @@ def _prepared(
     binder = _Binder(tool, resolver, fn)
     name = tool.name
 
-    def general(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
+    def bind(args: Any, inject: Mapping[str, Any] | None) -> Err | tuple[list[Any], dict[str, Any]]:
         try:
             bound = binder.bind(args)
         except Exception:  # a hostile mapping: reading its keys or values raised
-            bound = Err(ToolError.invalid_arguments(args))
+            return Err(ToolError.invalid_arguments(args))
+        if not isinstance(bound, Err):
+            binder.inject(bound[1], inject)
+        return bound
+
+    def general(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
+        bound = bind(args, inject)
         if isinstance(bound, Err):
             return bound
         positional, keywords = bound
-        binder.inject(keywords, inject)
         try:
             value = fn(*positional, **keywords)
         except Exception as exc:
@@ -341,14 +346,10 @@ def _prepared(
         return Ok(value)
 
     async def general_async(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
-        try:
-            bound = binder.bind(args)
-        except Exception:  # a hostile mapping: reading its keys or values raised
-            bound = Err(ToolError.invalid_arguments(args))
+        bound = bind(args, inject)
         if isinstance(bound, Err):
             return bound
         positional, keywords = bound
-        binder.inject(keywords, inject)
         try:
             value = await fn(*positional, **keywords)
         except Exception as exc:
