@@ -493,3 +493,18 @@ def test_inlining_budget_is_per_tool(make_module):
     )
     assert prop(module, "item", tool=119)["properties"] == {"x": {"type": "integer"}}
     assert not any("inline" in message for message in caught)
+
+
+def test_a_module_getattr_is_never_run_by_discovery(make_module):
+    """``__all__`` and ``__toolcall_types__`` are read from the module's ``__dict__``: a marked
+    module's ``__getattr__`` (lazy attributes) never runs while its tools are found."""
+    module = make_module(
+        """
+        __toolcall__ = True
+        def __getattr__(name):
+            raise KeyError(name)
+        def ping(x: int) -> int:
+            return x
+        """
+    )
+    assert toolcall.tool_names(module) == ("ping",)

@@ -209,6 +209,8 @@ def test_tool_decorator(make_module):
     [
         ({"name": "has space"}, ValueError),
         ({"name": "x" * 65}, ValueError),
+        ({"name": "weather\n"}, ValueError),  # `$` would admit a trailing newline
+        ({"name": "météo"}, ValueError),  # ASCII only
         ({"annotations": {"readonly": True}}, ValueError),
         ({"annotations": {"readOnlyHint": "yes"}}, TypeError),
         ({"annotations": ["readOnlyHint"]}, TypeError),

@@ -28,7 +28,7 @@ def is_marked(module: types.ModuleType) -> bool:
 
 def providers_of(module: types.ModuleType) -> list[Any]:
     """``__toolcall_types__`` entries, classes instantiated once without arguments."""
-    entries = getattr(module, "__toolcall_types__", ()) or ()
+    entries = vars(module).get("__toolcall_types__") or ()
     providers = []
     for entry in entries:
         if isinstance(entry, type):
@@ -39,7 +39,7 @@ def providers_of(module: types.ModuleType) -> list[Any]:
 
 def candidates(module: types.ModuleType) -> list[Callable[..., Any]]:
     """The module's tools: public functions defined here under their own name, in order."""
-    names = getattr(module, "__all__", None)
+    names = vars(module).get("__all__")
     allowed = set(names) if names is not None else None
     found: list[Callable[..., Any]] = []
     for name, obj in vars(module).items():

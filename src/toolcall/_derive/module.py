@@ -316,7 +316,7 @@ class _Derivation:
                     return _clean(docs.classes[name])
                 target = docs.aliases.get(name)
                 if target is None:
-                    obj = getattr(self.module, name, None)
+                    obj = vars(self.module).get(name)
                     return _class_doc(obj) if isinstance(obj, type) else ""
                 name = _declared_name(target)
         core, _ = unwrap_annotated(hint)
