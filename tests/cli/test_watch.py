@@ -207,6 +207,8 @@ def test_ignored_paths_do_not_rebuild(watcher: Watcher) -> None:
     time.sleep(1.0)
     watcher.write("tools.py", marked("one", "last"))
     watcher.wait_for_names("one", "last")
+    # the export file can be read before its log line is: wait for the line, then count
+    wait_for(lambda: watcher.log().count("exported") > exports, "the export's log line")
     assert watcher.log().count("exported") == exports + 1
 
 
