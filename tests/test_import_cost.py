@@ -21,10 +21,12 @@ WARM = {
     "toolcall._cache.store",
     "toolcall._derive",
     "toolcall._derive.discovery",
+    "toolcall._digest",
     "toolcall._emit",
     "toolcall._errors",
     "toolcall._frozen",
     "toolcall._hook",
+    "toolcall._log",
     "toolcall._names",
     "toolcall._pipeline",
     "toolcall._registry",
@@ -77,11 +79,13 @@ print(json.dumps({"emitted": sorted(emitted), "ran": sorted(ran)}))
 """
 
 
-def _load(tmp_path: Path) -> dict[str, set[str]]:
+def _load(tmp_path: Path, *, cold: bool = False) -> dict[str, set[str]]:
+    """The modules each step loaded, in the process that fills the cache or the next one."""
     (tmp_path / "weather_tools.py").write_text(TOOLS, encoding="utf-8")
     env = {"TOOLCALL_CACHE_DIR": str(tmp_path / "cache")}
-    subproc.python("-c", CHILD, paths=[tmp_path], env=env, check=True)  # cold: fills the cache
     done = subproc.python("-c", CHILD, paths=[tmp_path], env=env, check=True)
+    if not cold:
+        done = subproc.python("-c", CHILD, paths=[tmp_path], env=env, check=True)
     loaded = json.loads(done.stdout.splitlines()[-1])
     return {key: set(names) for key, names in loaded.items()}
 
@@ -101,3 +105,12 @@ def test_dispatch_arrives_with_the_first_run_and_derivation_never(tmp_path: Path
         "toolcall._derive.discovery"
     }
     assert ran & {"ast", "tokenize", "hashlib", "importlib.util", "platformdirs"} == set()
+
+
+def test_a_cold_derivation_pays_for_no_logging_openssl_or_sysconfig(tmp_path: Path) -> None:
+    """A cache miss is logged at DEBUG, which no handler can receive before ``logging`` is
+    imported; the content hash is blake2b without OpenSSL; the standard library is found
+    without ``sysconfig``. Each of these was milliseconds of every cold start."""
+    emitted = _load(tmp_path, cold=True)["emitted"]
+    assert "toolcall._derive.module" in emitted  # it did derive
+    assert emitted & {"logging", "hashlib", "_hashlib", "sysconfig"} == set()

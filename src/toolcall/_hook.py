@@ -31,6 +31,8 @@ from importlib.machinery import (
 )
 from typing import TYPE_CHECKING, Any
 
+from toolcall._log import debug
+
 if TYPE_CHECKING:  # importlib.abc costs milliseconds at `import toolcall`
     from importlib.abc import PathEntryFinder
 
@@ -57,9 +59,7 @@ def _observe(module: types.ModuleType, source: object = None) -> None:
 
         _pipeline.process(module, source=source, executed=True)  # type: ignore[arg-type]
     except Exception:
-        import logging  # only on this failure path: logging costs a warm import milliseconds
-
-        logging.getLogger("toolcall").debug(
+        debug(
             "processing %s at import failed; it will be retried on first use",
             module.__name__,
             exc_info=True,

@@ -35,6 +35,7 @@ from toolcall import _registry, _trust, ir
 from toolcall._cache import store as _cache
 from toolcall._cache.fingerprint import SOURCE_LIMIT, header_matches, read_regular, source_hash
 from toolcall._errors import NotAToolModule, ToolcallWarning
+from toolcall._log import debug
 from toolcall._names import FORMATS
 from toolcall._registry import ModuleEntry, Variants
 
@@ -54,13 +55,6 @@ __all__ = [
 ]
 
 _DEFAULT_DIR: Any = object()
-
-
-def _debug(message: str, *args: object, exc_info: bool = False) -> None:
-    """Log at DEBUG on ``toolcall``; logging is imported only when something goes wrong."""
-    import logging
-
-    logging.getLogger("toolcall").debug(message, *args, exc_info=exc_info)
 
 
 class Source:
@@ -118,7 +112,7 @@ class _CachedVariants(Variants):
         try:
             return super().__getitem__(key)
         except RecursionError:
-            _debug("toolcall: cached %s variant of %s too deep; rendering it", key, self._ir.module)
+            debug("toolcall: cached %s variant of %s too deep; rendering it", key, self._ir.module)
         from toolcall._render.formats import render_variants
 
         rendered, _ = render_variants(self._ir.tools, self._ir.module)
@@ -237,7 +231,7 @@ def process(
         directory = None
     entry, _ = _load_or_derive(module, directory, source)
     if not finished:
-        _debug("toolcall: %s is still executing; its tools so far are not kept", module.__name__)
+        debug("toolcall: %s is still executing; its tools so far are not kept", module.__name__)
         return entry
     return _registry.register(entry)
 
@@ -285,9 +279,9 @@ def _load_or_derive(
             try:
                 return _entry_from_cache(module, cached), True
             except (_trust.Untrusted, KeyError) as exc:
-                _debug("toolcall: cache entry of %s not used: %s; deriving", name, exc)
+                debug("toolcall: cache entry of %s not used: %s; deriving", name, exc)
             except Exception:
-                _debug("toolcall: cache entry of %s unusable; deriving", name, exc_info=True)
+                debug("toolcall: cache entry of %s unusable; deriving", name, exc_info=True)
     if sourceless:
         _warn_sourceless(module, origin, directory)
     from toolcall._derive.module import derive_module
@@ -296,7 +290,7 @@ def _load_or_derive(
     entry = entry_from_derived(module, derived)
     if path is None or source is None:
         return entry, False
-    deps = _dependencies(module, derived.dep_modules, source.data)
+    deps = _dependencies(module, derived)
     try:
         record = _cache.make_entry(
             derived.ir,
@@ -307,7 +301,7 @@ def _load_or_derive(
             mtime=source.mtime,
         )
     except OSError:
-        _debug("toolcall: cannot stat %s; not caching %s", origin, name, exc_info=True)
+        debug("toolcall: cannot stat %s; not caching %s", origin, name, exc_info=True)
         return entry, False
     return entry, _cache.write_entry(path, record)
 
@@ -358,49 +352,34 @@ def _lazy_source(module: types.ModuleType, origin: str) -> Source | None:
     return Source(data, int(st.st_mtime))
 
 
-def _dependencies(
-    module: types.ModuleType, dep_modules: set[str], source: bytes
-) -> list[_cache.Dep]:
+def _dependencies(module: types.ModuleType, derived: Derived) -> list[_cache.Dep]:
     """Modules that contributed types or providers, plus the project modules the source
     imports (a constant, alias or description taken from one must not go stale)."""
     found: dict[str, _cache.Dep] = {}
-    for name in dep_modules - {module.__name__}:
+    for name in derived.dep_modules - {module.__name__}:
         loaded = sys.modules.get(name)
         if loaded is not None:
             found[name] = _cache.dep_for_module(loaded)
-    for name in _imported(module, source) - found.keys() - {module.__name__}:
+    imported = _absolute(derived.imports, vars(module).get("__package__") or "")
+    for name in imported - found.keys() - {module.__name__}:
         dep = _cache.dep_for_module(sys.modules[name])
         if dep.kind == "file":  # a user file: stdlib and installed ones are not imports to track
             found[name] = dep
     return [found[name] for name in sorted(found)]
 
 
-def _imported(module: types.ModuleType, source: bytes) -> set[str]:
-    """The loaded modules named by the source's ``import`` statements (each dependency is
-    fingerprinted once, by the caller)."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
-    package = vars(module).get("__package__") or ""
+def _absolute(names: frozenset[str], package: str) -> set[str]:
+    """The loaded modules among import names, relative ones (leading dots) resolved."""
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                found.update(".".join(parts[: i + 1]) for i in range(len(parts)))
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{anchor}.{base}" if base else anchor
-            if not base:
-                continue
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in found if name in sys.modules}
+    for name in names:
+        tail = name.lstrip(".")
+        level = len(name) - len(tail)
+        if level:
+            anchor = package.rsplit(".", level - 1)[0] if level > 1 else package
+            name = f"{anchor}.{tail}" if tail else anchor
+        if name in sys.modules:
+            found.add(name)
+    return found
 
 
 def _variant_key(key: tuple[str, bool]) -> str:

@@ -343,6 +343,39 @@ print(json.dumps(tool["inputSchema"]["properties"]["units"]["enum"]))
     assert run(root, cache, schema) == ["c", "f", "k"]
 
 
+@pytest.mark.parametrize(
+    ("imports", "annotation"),
+    [
+        ("from ..consts import Units", "Units"),
+        ("from .. import consts", "consts.Units"),
+        # only the import inside the function names app.consts
+        ("import app\n\n\ndef _setup() -> None:\n    import app.consts", "app.consts.Units"),
+    ],
+)
+def test_relative_and_nested_project_imports_are_dependencies(
+    tmp_path: Path, imports: str, annotation: str
+) -> None:
+    """Relative imports resolve against the package; an import inside a function counts."""
+    root, cache = tmp_path / "proj", tmp_path / "cache"
+    (root / "app" / "sub").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "sub" / "__init__.py").write_text("")
+    consts = root / "app" / "consts.py"
+    consts.write_text('from typing import Literal\n\nUnits = Literal["c", "f"]\n')
+    (root / "app" / "sub" / "tools.py").write_text(
+        f"{imports}\n\n__toolcall__ = True\n\n\n"
+        f"def temp(units: {annotation}) -> str:\n    return units\n"
+    )
+    schema = """
+import json, toolcall, app.consts, app.sub.tools as tools
+(tool,) = toolcall.emit(tools, "mcp")
+print(json.dumps(tool["inputSchema"]["properties"]["units"]["enum"]))
+"""
+    assert run(root, cache, schema) == ["c", "f"]
+    consts.write_text('from typing import Literal\n\nUnits = Literal["c", "f", "k"]\n')
+    assert run(root, cache, schema) == ["c", "f", "k"]
+
+
 KINDS = '''
 import dataclasses
 import enum

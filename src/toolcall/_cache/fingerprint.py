@@ -26,15 +26,12 @@ from typing import Final, TypeAlias
 
 import msgspec
 
-try:  # hashlib's own C blake2b, without the OpenSSL bindings hashlib imports first
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - other interpreters
-    from hashlib import blake2b
+from toolcall._digest import blake2b
+from toolcall._log import debug
 
 __all__ = [
     "SOURCE_LIMIT",
     "Dep",
-    "blake2b",
     "dep_current",
     "dep_for_module",
     "digest",
@@ -56,13 +53,6 @@ SOURCE_LIMIT: Final = 64 << 20
 
 _NOFOLLOW: Final[int] = getattr(os, "O_NOFOLLOW", 0)
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-
-
-def _debug(message: str, *args: object) -> None:
-    """Log at DEBUG on ``toolcall``; logging is imported only when something goes wrong."""
-    import logging
-
-    logging.getLogger("toolcall").debug(message, *args)
 
 
 def read_regular(
@@ -258,11 +248,10 @@ def _python_version() -> str:
 
 
 @cache
-def _stdlib_dirs() -> tuple[str, ...]:
-    import sysconfig
-
-    paths = {sysconfig.get_path(name) for name in ("stdlib", "platstdlib")}
-    return tuple(os.path.join(os.path.realpath(p), "") for p in paths if p)
+def _stdlib_dir() -> str:
+    """Where ``os`` came from: the standard library's directory, extension modules
+    (``lib-dynload``) below it, as ``sysconfig`` would say at the price of importing it."""
+    return os.path.join(os.path.realpath(os.path.dirname(os.__file__)), "")
 
 
 def _is_stdlib(top: str, file: object) -> bool:
@@ -274,7 +263,7 @@ def _is_stdlib(top: str, file: object) -> bool:
     parts = real.split(os.sep)
     if "site-packages" in parts or "dist-packages" in parts:
         return False
-    return real.startswith(_stdlib_dirs())
+    return real.startswith(_stdlib_dir())
 
 
 def _owning_dist(module: str, path: str) -> tuple[str, str] | None:
@@ -299,7 +288,7 @@ def _owning_dist(module: str, path: str) -> tuple[str, str] | None:
                 return name, version
     except Exception as exc:
         # Broken third-party metadata must not break an import; hashing the file is sound.
-        _debug("toolcall cache: cannot tell which distribution has %s: %r", path, exc)
+        debug("toolcall cache: cannot tell which distribution has %s: %r", path, exc)
     return None
 
 

@@ -45,7 +45,6 @@ import msgspec
 from toolcall._cache.fingerprint import (
     UINT32,
     Dep,
-    blake2b,
     dep_current,
     dep_for_module,
     digest,
@@ -56,6 +55,8 @@ from toolcall._cache.fingerprint import (
     read_regular,
     source_hash,
 )
+from toolcall._digest import blake2b
+from toolcall._log import debug
 from toolcall.ir import FORMAT_VERSION, ModuleIR
 
 __all__ = [
@@ -112,13 +113,6 @@ _PYTHON_MINOR: Final = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _NOFOLLOW: Final[int] = getattr(os, "O_NOFOLLOW", 0)
 _BINARY: Final[int] = getattr(os, "O_BINARY", 0)
 _CREATE_FLAGS: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY
-
-
-def _debug(message: str, *args: object) -> None:
-    """Log at DEBUG on ``toolcall``; logging is imported only when something goes wrong."""
-    import logging
-
-    logging.getLogger("toolcall").debug(message, *args)
 
 
 class Head(msgspec.Struct, frozen=True, kw_only=True):
@@ -342,10 +336,10 @@ def read_entry(path: StrPath, *, raw_variants: bool = False) -> Entry[Any] | Non
         body = payload(read_bytes(path))
         entry: Entry[Any] = (_raw_decoder if raw_variants else _decoder).decode(body)
     except (OSError, Reject, msgspec.DecodeError, RecursionError) as exc:
-        _debug("toolcall cache: ignoring %s: %s", path, exc)
+        debug("toolcall cache: ignoring %s: %s", path, exc)
         return None
     if os.path.basename(path) != entry_name(entry.module, entry.source_digest):
-        _debug("toolcall cache: ignoring %s: it holds the entry of another key", path)
+        debug("toolcall cache: ignoring %s: it holds the entry of another key", path)
         return None
     return entry
 
@@ -359,19 +353,19 @@ def write_entry(path: StrPath, entry: Entry[Any]) -> bool:
     """
     path = Path(path)
     if path.name != entry_name(entry.module, entry.source_digest):
-        _debug("toolcall cache: not writing %s: the entry's key names another file", path)
+        debug("toolcall cache: not writing %s: the entry's key names another file", path)
         return False
     try:
         body = _encoder.encode(entry)
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
-        _debug("toolcall cache: not writing %s: %s", path, exc)
+        debug("toolcall cache: not writing %s: %s", path, exc)
         return False
     checksum = blake2b(body, digest_size=_CHECKSUM_SIZE).digest()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         _write_atomic(path, MAGIC + VERSION + checksum + body)
     except OSError as exc:
-        _debug("toolcall cache: could not write %s: %s", path, exc)
+        debug("toolcall cache: could not write %s: %s", path, exc)
         return False
     return True
 
@@ -418,7 +412,7 @@ def touch_if_old(path: StrPath) -> None:
         if time.time() - os.stat(path).st_mtime > _DAY:
             os.utime(path)
     except OSError as exc:
-        _debug("toolcall cache: could not touch %s: %s", path, exc)
+        debug("toolcall cache: could not touch %s: %s", path, exc)
 
 
 # -- dependencies and sourceless modules -----------------------------------------------
@@ -439,12 +433,12 @@ def find_sourceless(directory: StrPath, module: str, pyc_path: StrPath) -> Entry
     """
     header = pyc_header(pyc_path)
     if header is None:
-        _debug("toolcall cache: no readable .pyc header in %s", pyc_path)
+        debug("toolcall cache: no readable .pyc header in %s", pyc_path)
         return None
     try:
         names = os.listdir(directory)
     except OSError as exc:
-        _debug("toolcall cache: cannot list %s: %s", directory, exc)
+        debug("toolcall cache: cannot list %s: %s", directory, exc)
         return None
     prefix = f"{module}-"
     length = len(prefix) + _KEY_CHARS + len(SUFFIX)

@@ -54,6 +54,8 @@ class Derived:
     classes: dict[str, Any]
     providers: dict[str, Any]
     dep_modules: set[str] = field(default_factory=set)
+    imports: frozenset[str] = frozenset()
+    """What the module's import statements name (``SourceDocs.imports``)."""
 
 
 def warn_at(fn: Callable[..., Any], message: str) -> None:
@@ -85,6 +87,7 @@ def derive_module(module: types.ModuleType) -> Derived:
         classes=resolver.classes,
         providers=resolver.provider_instances,
         dep_modules=resolver.dep_modules - {module.__name__},
+        imports=docs.imports if docs is not None else frozenset(),
     )
 
 

@@ -12,7 +12,6 @@ every tool of a module asks for the same module's docs once per tool.
 from __future__ import annotations
 
 import ast
-import hashlib
 import inspect
 import linecache
 import os
@@ -24,6 +23,8 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import msgspec
+
+from toolcall._digest import blake2b
 
 __all__ = ["SourceDocs", "module_docs", "object_docs", "parse_source"]
 
@@ -43,6 +44,9 @@ class SourceDocs(msgspec.Struct, frozen=True, kw_only=True):
       that the alias a parameter was declared with can be told apart from its target.
     - ``lines``: the first line of every ``def`` and ``class``, decorators included, which is
       what ``__code__.co_firstlineno`` reports for the live function.
+    - ``imports``: every module an ``import`` statement names, at any depth, a relative one
+      with its leading dots (``from .a import b`` gives ``.a`` and ``.a.b``): what the
+      cache records as the module's project dependencies, read from this same parse.
 
     The mappings are read-only because one parsed instance is shared by every caller. When a
     qualname is defined more than once (``@overload`` stubs, a property's setter,
@@ -56,6 +60,7 @@ class SourceDocs(msgspec.Struct, frozen=True, kw_only=True):
     aliases: Mapping[str, str] = _EMPTY
     annotations: Mapping[str, Mapping[str, str]] = _EMPTY
     lines: Mapping[str, int] = _EMPTY
+    imports: frozenset[str] = frozenset()
 
 
 _NOTHING: Final = SourceDocs()
@@ -84,6 +89,7 @@ def parse_source(source: str | bytes) -> SourceDocs:
         aliases=proxy(collector.aliases),
         annotations=proxy({name: proxy(a) for name, a in collector.annotations.items()}),
         lines=proxy(collector.lines),
+        imports=frozenset(collector.imports),
     )
 
 
@@ -176,7 +182,7 @@ def _read(path: str) -> bytes | None:
 
 def _parse_cached(source: str | bytes, file_key: Hashable | None) -> SourceDocs:
     data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
-    text_key = ("text", isinstance(source, str), hashlib.blake2b(data, digest_size=16).digest())
+    text_key = ("text", isinstance(source, str), blake2b(data, digest_size=16).digest())
     docs = _cache_get(text_key)
     if docs is None:
         docs = parse_source(source)
@@ -208,6 +214,7 @@ class _Collector:
         self.aliases: dict[str, str] = {}
         self.annotations: dict[str, dict[str, str]] = {}
         self.lines: dict[str, int] = {}
+        self.imports: set[str] = set()
 
     def scope(self, body: Sequence[ast.stmt], prefix: str, *, is_function: bool) -> None:
         """Record the definitions of one scope, in source order; ``prefix`` is ``""`` or ends
@@ -223,6 +230,8 @@ class _Collector:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 qualname = stmt.name if stmt.name in declared_global else prefix + stmt.name
                 self.definition(stmt, qualname)
+            elif isinstance(stmt, ast.Import | ast.ImportFrom):
+                self.imports.update(_imported(stmt))
             elif not is_function:
                 names, target = _assignment(stmt)
                 doc = _string_statement(block[index + 1]) if index + 1 < len(block) else None
@@ -279,6 +288,21 @@ def _statements(body: Sequence[ast.stmt]) -> Iterator[tuple[Sequence[ast.stmt], 
         for block in blocks:
             if isinstance(block, list):
                 yield from _statements(block)
+
+
+def _imported(stmt: ast.Import | ast.ImportFrom) -> Iterator[str]:
+    """The modules one import statement may name: each dotted prefix of ``import a.b``; the
+    base and each ``base.name`` of a ``from`` import (a name may be a submodule)."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            parts = alias.name.split(".")
+            yield from (".".join(parts[: i + 1]) for i in range(len(parts)))
+        return
+    base = "." * stmt.level + (stmt.module or "")
+    if base:
+        yield base
+    join = "." if stmt.module else ""
+    yield from (f"{base}{join}{alias.name}" for alias in stmt.names)
 
 
 def _string_statement(stmt: ast.stmt) -> str | None:
