@@ -29,7 +29,7 @@ TypeError: this FrozenList is read-only: ... copy.deepcopy(value), or list(value
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, NoReturn, Self
+from typing import Any, Final, NoReturn, Self
 
 __all__ = ["FrozenDict", "FrozenList", "freeze", "thaw"]
 
@@ -54,10 +54,8 @@ class FrozenDict(dict[str, Any]):
     __slots__ = ()
 
     def __new__(cls, data: Mapping[str, Any] | Iterable[tuple[str, Any]] = (), /) -> Self:
-        self = super().__new__(cls)
-        items = data.items() if isinstance(data, dict) else dict(data).items()
-        dict.update(self, [(key, freeze(value)) for key, value in items])
-        return self
+        frozen: Self = freeze(data if type(data) is dict else dict(data))
+        return frozen
 
     def __init__(self, data: Mapping[str, Any] | Iterable[tuple[str, Any]] = (), /) -> None:
         """Do nothing: the contents are set in ``__new__``, so calling ``__init__`` again on a
@@ -94,9 +92,8 @@ class FrozenList(list[Any]):
     __slots__ = ()
 
     def __new__(cls, data: Iterable[Any] = (), /) -> Self:
-        self = super().__new__(cls)
-        list.extend(self, map(freeze, data))
-        return self
+        frozen: Self = freeze(data if type(data) is list else list(data))
+        return frozen
 
     def __init__(self, data: Iterable[Any] = (), /) -> None:
         """Do nothing: the contents are set in ``__new__``, so calling ``__init__`` again on a
@@ -133,6 +130,18 @@ def freeze(value: Any) -> Any:
     returned as is, so frozen subtrees can be shared between results at no cost. Anything
     else is returned unchanged: JSON scalars are immutable already.
     """
+    kind = type(value)  # the exact types first, built in place: this runs for every node
+    if kind is dict:
+        frozen_dict = _new_dict(FrozenDict)
+        # keys() and values() of one dict pair up exactly; strict=True would cost a fifth
+        _update(frozen_dict, zip(value.keys(), map(freeze, value.values())))  # noqa: B905
+        return frozen_dict
+    if kind in _AS_IS:
+        return value
+    if kind is list or kind is tuple:
+        frozen_list = _new_list(FrozenList)
+        _extend(frozen_list, map(freeze, value))
+        return frozen_list
     if isinstance(value, FrozenDict | FrozenList):
         return value
     if isinstance(value, dict):
@@ -140,6 +149,13 @@ def freeze(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return FrozenList(value)
     return value
+
+
+_AS_IS: Final = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})
+_new_dict: Final = dict.__new__
+_new_list: Final = list.__new__
+_update: Final = dict.update
+_extend: Final = list.extend
 
 
 def thaw(value: Any) -> Any:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from toolcall._derive.annotations import doc_metadata, param_override
-from toolcall._derive.docstrings import read_docstring
+from toolcall._derive.docstrings import Docstring
 from toolcall._markers import Param
 
 __all__ = ["DESCRIPTION_MODES", "field_description", "parameter_description", "tool_description"]
@@ -61,11 +61,10 @@ def _annotated(extras: tuple[Any, ...]) -> str | None:
     return doc_metadata(extras)
 
 
-def tool_description(override: str | None, raw_doc: str | None, mode: str) -> str:
-    """The tool's description (see the module docstring)."""
+def tool_description(override: str | None, read: Docstring, mode: str) -> str:
+    """The tool's description (see the module docstring), from its docstring as read."""
     if override is not None:
         return override
-    read = read_docstring(raw_doc)
     if mode == "full":
         return read.body
     return read.tool_description

@@ -179,7 +179,7 @@ class _Derivation:
                 "it is kept in the tool description (write entries as `name: text` under "
                 "`Args:`)"
             )
-        description = tool_description(meta.description, raw_doc, self.description_mode)
+        description = tool_description(meta.description, read, self.description_mode)
         hints = _hints(fn)
         overrides: dict[str, Param] = getattr(fn, PARAMS_ATTR, {})
         for missing in overrides.keys() - params.keys():
