@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from toolcall import _registry, _trust, ir
 from toolcall._cache import store as _cache
-from toolcall._cache.fingerprint import SOURCE_LIMIT, header_matches, read_regular, source_hash
+from toolcall._cache.fingerprint import SOURCE_LIMIT, compiled_from, read_regular
 from toolcall._errors import NotAToolModule, ToolcallWarning
 from toolcall._log import debug
 from toolcall._names import FORMATS
@@ -346,7 +346,7 @@ def _lazy_source(module: types.ModuleType, origin: str) -> Source | None:
         except OSError:
             header = b""
         if len(header) == 16:
-            if header_matches(header, source_hash(data), int(st.st_mtime), len(data)):
+            if compiled_from(header, data, int(st.st_mtime)):
                 return Source(data, int(st.st_mtime))
             return None
     return Source(data, int(st.st_mtime))

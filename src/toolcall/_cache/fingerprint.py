@@ -32,6 +32,7 @@ from toolcall._log import debug
 __all__ = [
     "SOURCE_LIMIT",
     "Dep",
+    "compiled_from",
     "dep_current",
     "dep_for_module",
     "digest",
@@ -347,6 +348,13 @@ def header_matches(header: bytes, pyc_hash: str, mtime: int, size: int) -> bool:
         int.from_bytes(header[8:12], "little") == mtime & UINT32
         and int.from_bytes(header[12:16], "little") == size & UINT32
     )
+
+
+def compiled_from(header: bytes, data: bytes, mtime: int) -> bool:
+    """Whether a ``.pyc`` header was compiled from the source ``data`` last modified at
+    ``mtime``; the source hash (``importlib.util``) is computed only for a hash-based one."""
+    hash_based = int.from_bytes(header[4:8], "little") & 0b1
+    return header_matches(header, source_hash(data) if hash_based else "", mtime, len(data))
 
 
 def pyc_candidates(source_path: str) -> Iterator[str]:
