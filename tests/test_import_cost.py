@@ -10,6 +10,7 @@ derivation.
 from __future__ import annotations
 
 import json
+import py_compile
 from pathlib import Path
 
 import subproc
@@ -79,10 +80,13 @@ print(json.dumps({"emitted": sorted(emitted), "ran": sorted(ran)}))
 """
 
 
-def _load(tmp_path: Path, *, cold: bool = False) -> dict[str, set[str]]:
+def _load(tmp_path: Path, *, cold: bool = False, hook: bool = True) -> dict[str, set[str]]:
     """The modules each step loaded, in the process that fills the cache or the next one."""
-    (tmp_path / "weather_tools.py").write_text(TOOLS, encoding="utf-8")
-    env = {"TOOLCALL_CACHE_DIR": str(tmp_path / "cache")}
+    source = tmp_path / "weather_tools.py"
+    source.write_text(TOOLS, encoding="utf-8")
+    # the .pyc an application's import leaves behind (the children write none)
+    py_compile.compile(str(source), invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+    env = {"TOOLCALL_CACHE_DIR": str(tmp_path / "cache"), "TOOLCALL_HOOK": "1" if hook else "0"}
     done = subproc.python("-c", CHILD, paths=[tmp_path], env=env, check=True)
     if not cold:
         done = subproc.python("-c", CHILD, paths=[tmp_path], env=env, check=True)
@@ -93,6 +97,14 @@ def _load(tmp_path: Path, *, cold: bool = False) -> dict[str, set[str]]:
 def test_a_warm_emit_loads_exactly_the_warm_path(tmp_path: Path) -> None:
     """Cache reader, trust check, registry, frozen containers: no derivation, no dispatch."""
     emitted = _load(tmp_path)["emitted"]
+    assert {name for name in emitted if name.startswith("toolcall")} == WARM
+    assert emitted & DERIVATION_ONLY == set()
+
+
+def test_a_module_the_hook_did_not_load_loads_warm_as_cheaply(tmp_path: Path) -> None:
+    """Without the hook the pipeline reads the source itself and checks it against the
+    module's ``.pyc``: a timestamp ``.pyc`` needs no source hash, so no ``importlib.util``."""
+    emitted = _load(tmp_path, hook=False)["emitted"]
     assert {name for name in emitted if name.startswith("toolcall")} == WARM
     assert emitted & DERIVATION_ONLY == set()
 
