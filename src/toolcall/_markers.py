@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, overload
 
+import msgspec
+
 from toolcall._names import (
     EXCLUDE_ATTR,
     PARAMS_ATTR,
@@ -126,8 +128,7 @@ def is_field_info(obj: object) -> bool:
     return cls.__name__ == "FieldInfo" and (cls.__module__ or "").startswith("pydantic")
 
 
-@dataclass(frozen=True, slots=True)
-class ToolMeta:
+class ToolMeta(msgspec.Struct, frozen=True):
     """What ``@toolcall.tool`` recorded; ``None`` / empty means "derive it as usual"."""
 
     name: str | None = None

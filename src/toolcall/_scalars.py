@@ -30,10 +30,11 @@ import re
 import types
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any, Final
+
+import msgspec
 
 __all__ = [
     "DECIMAL_PATTERN",
@@ -71,8 +72,7 @@ class Invalid(Exception):
         self.allowed = allowed
 
 
-@dataclass(frozen=True, slots=True)
-class Scalar:
+class Scalar(msgspec.Struct, frozen=True):
     """One scalar type: see the module docstring for what each column is for.
 
     ``fast`` is ``(condition, value)``, Python source with ``{x}`` standing for the local
@@ -86,12 +86,12 @@ class Scalar:
     kind: str
     py: str = ""
     wire: str = ""
-    keywords: dict[str, str] = field(default_factory=dict)
+    keywords: dict[str, str] = msgspec.field(default_factory=dict)
     restore: Callable[[Any], Any] = lambda value: value
     reason: str = ""
     reason_text: str = ""
     fast: tuple[str, str | None] | None = None
-    output: dict[str, Any] = field(default_factory=dict)
+    output: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 # -- restoring -----------------------------------------------------------------------------------

@@ -21,8 +21,9 @@ on the first parse, not at import, so that importing toolcall stays cheap.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from toolcall._derive.docstring_styles import (
     NUMPY_PARAM_TITLES,
@@ -43,8 +44,7 @@ from toolcall._derive.docstring_styles import (
 __all__ = ["Docstring", "parse_docstring", "read_docstring"]
 
 
-@dataclass(frozen=True, slots=True)
-class Docstring:
+class Docstring(msgspec.Struct, frozen=True):
     """What a docstring says about a tool.
 
     ``unread`` is the text of the parameter sections (title included) from which no entry

@@ -13,8 +13,9 @@ import types
 import typing
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Annotated, Any
+
+import msgspec
 
 from toolcall import ir
 from toolcall._derive.annotations import examples_metadata, injected, unwrap_annotated
@@ -45,15 +46,14 @@ __all__ = [
 _ALIAS_DEPTH = 20
 
 
-@dataclass
-class Derived:
+class Derived(msgspec.Struct):
     """A derived module: the IR plus the live objects met on the way (never cached)."""
 
     ir: ir.ModuleIR
     functions: dict[str, Callable[..., Any]]
     classes: dict[str, Any]
     providers: dict[str, Any]
-    dep_modules: set[str] = field(default_factory=set)
+    dep_modules: set[str] = msgspec.field(default_factory=set)
     imports: frozenset[str] = frozenset()
     """What the module's import statements name (``SourceDocs.imports``)."""
 
