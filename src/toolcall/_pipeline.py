@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 from toolcall import _registry, _trust, ir
 from toolcall._cache import store as _cache
 from toolcall._cache.fingerprint import SOURCE_LIMIT, compiled_from, read_regular
+from toolcall._derive.discovery import candidates, providers_of
 from toolcall._errors import NotAToolModule, ToolcallWarning
 from toolcall._log import debug
 from toolcall._names import FORMATS
@@ -182,8 +183,6 @@ def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> Mod
 def _entry_from_cache(module: types.ModuleType, cached: _cache.Entry[Any]) -> ModuleEntry:
     """An entry for an IR read from the cache, once ``_trust`` has checked it against
     ``module``; raises ``Untrusted`` (or ``KeyError`` for a missing variant) otherwise."""
-    from toolcall._derive.discovery import candidates, providers_of
-
     # keyed like ``_derive.types.class_ref``, which is not worth importing derivation for
     providers = {f"{type(p).__module__}:{type(p).__qualname__}": p for p in providers_of(module)}
     functions, classes = _trust.verify(
