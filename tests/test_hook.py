@@ -353,6 +353,24 @@ def test_extension_module_imported_after_install() -> None:
     }
 
 
+def test_the_standard_library_keeps_the_standard_loader(tmp_path: Path) -> None:
+    """The standard library holds no tool module: its imports get no toolcall loader (and
+    no overhead); a module anywhere else does."""
+    (tmp_path / "mine.py").write_text("X = 1\n")
+    out = run(f"""
+        fresh = "wave" not in sys.modules
+        _hook.install()
+        sys.path.insert(0, {str(tmp_path)!r})
+        import mine, wave
+        out = {{
+            "fresh": fresh,
+            "stdlib": type(wave.__spec__.loader).__name__,
+            "mine": type(mine.__spec__.loader).__name__,
+        }}
+    """)
+    assert out == {"fresh": True, "stdlib": "SourceFileLoader", "mine": "ToolcallSourceLoader"}
+
+
 def test_extension_still_wins_over_a_same_named_source(tmp_path: Path) -> None:
     """The hook keeps the standard loader order: an extension beats a .py of the same name."""
     origin = importlib.util.find_spec("_csv").origin

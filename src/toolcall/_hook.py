@@ -157,9 +157,25 @@ def install() -> None:
     with _lock:
         if installed():
             return
-        _hook = FileFinder.path_hook(*_LOADER_DETAILS)
+        _hook = _path_hook(FileFinder.path_hook(*_LOADER_DETAILS))
         sys.path_hooks.insert(_standard_hook_index(), _hook)
         _drop_file_finders()
+
+
+def _path_hook(
+    file_finder_hook: Callable[[str], PathEntryFinder],
+) -> Callable[[str], PathEntryFinder]:
+    """Our finders everywhere but in the standard library's directory, which holds no tool
+    module: refusing it (``ImportError``) leaves it to the standard hook, so importing the
+    standard library costs nothing more with toolcall than without."""
+    stdlib = os.path.realpath(os.path.dirname(os.__file__))
+
+    def toolcall_path_hook(path: str) -> PathEntryFinder:
+        if path and os.path.realpath(path) == stdlib:
+            raise ImportError("the standard library is left to the standard finder")
+        return file_finder_hook(path)
+
+    return toolcall_path_hook
 
 
 def uninstall() -> None:
