@@ -30,6 +30,7 @@ def ping(x: int) -> int:
 
 PRELUDE = """\
 import importlib, json, sys
+import os
 from importlib import machinery
 import toolcall
 from toolcall import _hook, _pipeline, _registry
@@ -358,17 +359,41 @@ def test_the_standard_library_keeps_the_standard_loader(tmp_path: Path) -> None:
     no overhead); a module anywhere else does."""
     (tmp_path / "mine.py").write_text("X = 1\n")
     out = run(f"""
-        fresh = "wave" not in sys.modules
+        fresh = "wave" not in sys.modules and "xml.dom.minidom" not in sys.modules
         _hook.install()
         sys.path.insert(0, {str(tmp_path)!r})
-        import mine, wave
+        import mine, wave, xml.dom.minidom
         out = {{
             "fresh": fresh,
             "stdlib": type(wave.__spec__.loader).__name__,
+            "subpackage": type(xml.dom.minidom.__spec__.loader).__name__,
             "mine": type(mine.__spec__.loader).__name__,
         }}
     """)
-    assert out == {"fresh": True, "stdlib": "SourceFileLoader", "mine": "ToolcallSourceLoader"}
+    assert out == {
+        "fresh": True,
+        "stdlib": "SourceFileLoader",
+        "subpackage": "SourceFileLoader",
+        "mine": "ToolcallSourceLoader",
+    }
+
+
+def test_a_site_packages_below_the_standard_library_keeps_the_hook() -> None:
+    """An interpreter used without a venv installs packages below the standard library's
+    directory; those may hold tool modules, so only the standard library itself is refused."""
+    out = run("""
+        stdlib = os.path.dirname(os.__file__)
+        hook = _hook._path_hook(lambda path: "kept")
+        def answer(*parts):
+            try:
+                return hook(os.path.join(stdlib, *parts))
+            except ImportError:
+                return "refused"
+        cases = [(), ("email",), ("xml", "dom"), ("site-packages",), ("site-packages", "app")]
+        out = [answer(*parts) for parts in cases + [("dist-packages",)]]
+        out.append(hook(stdlib + "-extra"))
+    """)
+    assert out == ["refused", "refused", "refused", "kept", "kept", "kept", "kept"]
 
 
 def test_extension_still_wins_over_a_same_named_source(tmp_path: Path) -> None:

@@ -165,13 +165,21 @@ def install() -> None:
 def _path_hook(
     file_finder_hook: Callable[[str], PathEntryFinder],
 ) -> Callable[[str], PathEntryFinder]:
-    """Our finders everywhere but in the standard library's directory, which holds no tool
-    module: refusing it (``ImportError``) leaves it to the standard hook, so importing the
-    standard library costs nothing more with toolcall than without."""
-    stdlib = os.path.realpath(os.path.dirname(os.__file__))
+    """Our finders everywhere but in the standard library's directories, which hold no tool
+    module: refusing one (``ImportError``) leaves it to the standard hook, so importing the
+    standard library costs nothing more with toolcall than without. (A ``site-packages``
+    below the standard library, as in an interpreter used without a venv, is not one.)
+    Paths are compared as spelled, the way ``os.__file__`` and packages' ``__path__`` spell
+    them: resolving links would cost every new path entry several system calls, and a
+    spelling that does not match only keeps toolcall's finder."""
+    stdlib = os.path.dirname(os.__file__)
+    below = os.path.join(stdlib, "")
 
     def toolcall_path_hook(path: str) -> PathEntryFinder:
-        if path and os.path.realpath(path) == stdlib:
+        if path == stdlib or (
+            path.startswith(below)
+            and path[len(below) :].partition(os.sep)[0] not in ("site-packages", "dist-packages")
+        ):
             raise ImportError("the standard library is left to the standard finder")
         return file_finder_hook(path)
 
