@@ -323,51 +323,37 @@ def test_a_default_computed_at_import_is_checked_on_a_warm_load(tmp_path: Path) 
     assert run(root, cache, DEFAULT, DAYS="3") == 3
 
 
-def test_project_imports_are_dependencies(tmp_path: Path) -> None:
-    """Editing a constants module the tools import changes the next process's schema."""
-    root, cache = tmp_path / "proj", tmp_path / "cache"
-    root.mkdir()
-    consts = root / "consts.py"
-    consts.write_text('from typing import Literal\n\nUnits = Literal["c", "f"]\n')
-    (root / "tools.py").write_text(
-        "from consts import Units\n\n__toolcall__ = True\n\n\n"
-        "def temp(units: Units) -> str:\n    return units\n"
-    )
-    schema = """
-import json, toolcall, tools
-(tool,) = toolcall.emit(tools, "mcp")
-print(json.dumps(tool["inputSchema"]["properties"]["units"]["enum"]))
-"""
-    assert run(root, cache, schema) == ["c", "f"]
-    consts.write_text('from typing import Literal\n\nUnits = Literal["c", "f", "k"]\n')
-    assert run(root, cache, schema) == ["c", "f", "k"]
-
-
 @pytest.mark.parametrize(
-    ("imports", "annotation"),
+    ("consts_module", "imports", "annotation"),
     [
-        ("from ..consts import Units", "Units"),
-        ("from .. import consts", "consts.Units"),
+        ("consts", "from consts import Units", "Units"),
+        ("app.consts", "from ..consts import Units", "Units"),
+        ("app.consts", "from .. import consts", "consts.Units"),
         # only the import inside the function names app.consts
-        ("import app\n\n\ndef _setup() -> None:\n    import app.consts", "app.consts.Units"),
+        (
+            "app.consts",
+            "import app\n\n\ndef _setup() -> None:\n    import app.consts",
+            "app.consts.Units",
+        ),
     ],
 )
-def test_relative_and_nested_project_imports_are_dependencies(
-    tmp_path: Path, imports: str, annotation: str
+def test_project_imports_are_dependencies(
+    tmp_path: Path, consts_module: str, imports: str, annotation: str
 ) -> None:
-    """Relative imports resolve against the package; an import inside a function counts."""
+    """Editing a constants module the tools import changes the next process's schema,
+    however the import is written: absolute, relative, or inside a function."""
     root, cache = tmp_path / "proj", tmp_path / "cache"
     (root / "app" / "sub").mkdir(parents=True)
     (root / "app" / "__init__.py").write_text("")
     (root / "app" / "sub" / "__init__.py").write_text("")
-    consts = root / "app" / "consts.py"
+    consts = root.joinpath(*consts_module.split(".")).with_suffix(".py")
     consts.write_text('from typing import Literal\n\nUnits = Literal["c", "f"]\n')
     (root / "app" / "sub" / "tools.py").write_text(
         f"{imports}\n\n__toolcall__ = True\n\n\n"
         f"def temp(units: {annotation}) -> str:\n    return units\n"
     )
-    schema = """
-import json, toolcall, app.consts, app.sub.tools as tools
+    schema = f"""
+import json, toolcall, {consts_module}, app.sub.tools as tools
 (tool,) = toolcall.emit(tools, "mcp")
 print(json.dumps(tool["inputSchema"]["properties"]["units"]["enum"]))
 """
