@@ -18,11 +18,8 @@ Run: ``.venv/bin/python perf/bench_trust.py [--quick] [--baseline REV]``.
 from __future__ import annotations
 
 import argparse
-import io
 import shutil
-import subprocess
 import sys
-import tarfile
 import tempfile
 import timeit
 from pathlib import Path
@@ -71,16 +68,6 @@ providers = {f"{type(p).__module__}:{type(p).__qualname__}": p for p in provider
 """
 
 
-def _extract(revision: str, into: Path) -> Path:
-    """``src/`` of ``revision`` under ``into``."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", revision, "src"], capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
-    return into / "src"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few samples, to try it out")
@@ -92,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         modules = tmp / "modules"
         modules.mkdir()
         gen_tools.write_module(modules, "tools20", 20)
-        old_src = _extract(args.baseline, tmp / "baseline")
+        old_src = harness.extract_src(args.baseline, tmp / "baseline")
         new_src = ROOT / "src"
 
         def env(src: Path, cache: str) -> dict[str, str]:

@@ -18,11 +18,13 @@ A figure is a median with its spread: the interquartile range and the extremes.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
 import timeit
 from collections.abc import Callable, Coroutine, Sequence
@@ -238,3 +240,13 @@ def rss_bytes() -> int:
                 return int(line.split()[1]) * 1024
     msg = "no VmRSS in /proc/self/status"
     raise OSError(msg)
+
+
+def extract_src(revision: str, into: Path) -> Path:
+    """``src/`` of the repository at ``revision``, under ``into`` (for baseline scenarios)."""
+    archive = subprocess.run(
+        ["git", "-C", str(PERF.parent), "archive", revision, "src"], capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
