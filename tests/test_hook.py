@@ -359,14 +359,14 @@ def test_the_standard_library_keeps_the_standard_loader(tmp_path: Path) -> None:
     no overhead); a module anywhere else does."""
     (tmp_path / "mine.py").write_text("X = 1\n")
     out = run(f"""
-        fresh = "wave" not in sys.modules and "xml.dom.minidom" not in sys.modules
+        fresh = "colorsys" not in sys.modules and "wsgiref.util" not in sys.modules
         _hook.install()
         sys.path.insert(0, {str(tmp_path)!r})
-        import mine, wave, xml.dom.minidom
+        import colorsys, mine, wsgiref.util
         out = {{
             "fresh": fresh,
-            "stdlib": type(wave.__spec__.loader).__name__,
-            "subpackage": type(xml.dom.minidom.__spec__.loader).__name__,
+            "stdlib": type(colorsys.__spec__.loader).__name__,
+            "subpackage": type(wsgiref.util.__spec__.loader).__name__,
             "mine": type(mine.__spec__.loader).__name__,
         }}
     """)
