@@ -1,4 +1,4 @@
-"""blake2b, the one hash toolcall computes, from hashlib's own C module.
+"""blake2b, toolcall's content hash, from hashlib's own C module.
 
 ``import hashlib`` loads the OpenSSL bindings first: milliseconds a cold start does not need.
 """
