@@ -285,7 +285,7 @@ def _load_or_derive(
         _warn_sourceless(module, origin, directory)
     from toolcall._derive.module import derive_module
 
-    derived = derive_module(module)
+    derived = derive_module(module, source.data if source is not None else None)
     entry = entry_from_derived(module, derived)
     if path is None or source is None:
         return entry, False

@@ -139,6 +139,24 @@ def test_a_save_between_execution_and_hashing_is_keyed_by_what_ran(tmp_path: Pat
     assert python(root, cache, NAMES) == ["old_tool", "new_tool"]
 
 
+DESCRIPTIONS = """
+import json, toolcall, tools
+print(json.dumps([tool["description"] for tool in toolcall.emit(tools, "mcp")]))
+"""
+
+
+def test_an_entry_describes_the_source_that_ran_not_a_later_save(tmp_path: Path) -> None:
+    """The docstrings and project imports of an entry come from the bytes that ran, never
+    from the file as saved meanwhile: a process that ran version 1 while version 2 was being
+    saved writes version 1's descriptions under version 1's key, so going back to version 1
+    reads them, not version 2's."""
+    root, cache = project(tmp_path, V1)
+    (root / "v2.py").write_text(V2.replace("Version 1.", "Version 2 wording."))
+    assert python(root, cache, SAVE_DURING_IMPORT) == ["old_tool"]
+    (root / "tools.py").write_text(textwrap.dedent(V1))
+    assert python(root, cache, DESCRIPTIONS) == ["Version 1."]
+
+
 SHIPPED = '''
 from app.consts import DAYS
 

@@ -27,7 +27,7 @@ from toolcall._derive.descriptions import (
 )
 from toolcall._derive.discovery import candidates, is_marked, providers_of
 from toolcall._derive.docstrings import parse_docstring, read_docstring
-from toolcall._derive.source import SourceDocs, module_docs, object_docs
+from toolcall._derive.source import SourceDocs, module_docs, object_docs, source_docs
 from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
 from toolcall._markers import Param, ToolMeta, is_field_info
@@ -68,11 +68,16 @@ def _location(fn: Callable[..., Any]) -> tuple[str, int]:
     return (code.co_filename, code.co_firstlineno) if code is not None else ("<unknown>", 0)
 
 
-def derive_module(module: types.ModuleType) -> Derived:
-    """Derive every tool of a marked module, issuing the derivation warnings."""
+def derive_module(module: types.ModuleType, source: bytes | None = None) -> Derived:
+    """Derive every tool of a marked module, issuing the derivation warnings.
+
+    ``source`` is the source that ran, when the caller knows it: docstrings and imports are
+    read from it, not from the file, which may have been saved since (the entry would then
+    carry another version's descriptions under this version's key).
+    """
     providers = providers_of(module)
-    docs = module_docs(module)
-    derivation = _Derivation(providers, module)
+    docs = source_docs(source) if source is not None else module_docs(module)
+    derivation = _Derivation(providers, module, docs)
     tools: list[ir.Tool] = []
     functions: dict[str, Callable[..., Any]] = {}
     for fn in candidates(module):
@@ -116,11 +121,17 @@ def derive_function(fn: Callable[..., Any]) -> tuple[ir.Tool, Derived]:
 class _Derivation:
     """State shared by the tools of one module: the type resolver and the warning target."""
 
-    def __init__(self, providers: list[Any], module: types.ModuleType | None) -> None:
+    def __init__(
+        self,
+        providers: list[Any],
+        module: types.ModuleType | None,
+        module_docs: SourceDocs | None = None,
+    ) -> None:
         self.module = module
+        self._module_docs = module_docs
         self._where: tuple[str, int] = ("<unknown>", 0)
         self.last_warning = ""  # says why, when a function turns out not to be a tool
-        self.resolver = TypeResolver(providers, self.warn, _field_docs)
+        self.resolver = TypeResolver(providers, self.warn, self._field_docs)
         mode = vars(module).get("__toolcall_description__", "summary") if module else "summary"
         if mode not in DESCRIPTION_MODES:
             filename = getattr(module, "__file__", None) or "<unknown>"
@@ -320,14 +331,44 @@ class _Derivation:
                 target = docs.aliases.get(name)
                 if target is None:
                     obj = vars(self.module).get(name)
-                    return _class_doc(obj) if isinstance(obj, type) else ""
+                    return self._class_doc(obj) if isinstance(obj, type) else ""
                 name = _declared_name(target)
         core, _ = unwrap_annotated(hint)
         args = typing.get_args(core)
         if typing.get_origin(core) in (typing.Union, types.UnionType) and type(None) in args:
             rest = [a for a in args if a is not type(None)]
             core = rest[0] if len(rest) == 1 else None
-        return _class_doc(core) if isinstance(core, type) else ""
+        return self._class_doc(core) if isinstance(core, type) else ""
+
+    def _docs_of(self, cls: type) -> SourceDocs | None:
+        """The source docs of ``cls``: the derived module's own (the source that ran) for a
+        class it defines, else those of the module that defines it."""
+        own, module = self._module_docs, self.module
+        if own is not None and module is not None and cls.__module__ == module.__name__:
+            return own
+        return object_docs(cls)
+
+    def _class_doc(self, cls: type) -> str:
+        """The docstring of a TypedDict, dataclass, NamedTuple, Enum or Struct, from its
+        source. Other classes (``Path``, ``UUID``, ``Any``) document themselves, not the
+        parameter."""
+        if not is_documenting_type(cls):
+            return ""
+        docs = self._docs_of(cls)
+        if docs is None:
+            return ""
+        return _clean(docs.classes.get(cls.__qualname__, ""))
+
+    def _field_docs(self, cls: type) -> dict[str, str]:
+        docs = self._docs_of(cls)
+        if docs is None:
+            return {}
+        prefix = cls.__qualname__ + "."
+        return {
+            key[len(prefix) :]: _clean(text)
+            for key, text in docs.attributes.items()
+            if key.startswith(prefix) and "." not in key[len(prefix) :]
+        }
 
 
 def _declared_name(text: str) -> str | None:
@@ -354,31 +395,6 @@ def _declared_name(text: str) -> str | None:
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def _class_doc(cls: type) -> str:
-    """The docstring of a TypedDict, dataclass, NamedTuple, Enum or Struct, from its source.
-
-    Other classes (``Path``, ``UUID``, ``Any``) document themselves, not the parameter.
-    """
-    if not is_documenting_type(cls):
-        return ""
-    docs = object_docs(cls)
-    if docs is None:
-        return ""
-    return _clean(docs.classes.get(cls.__qualname__, ""))
-
-
-def _field_docs(cls: type) -> dict[str, str]:
-    docs = object_docs(cls)
-    if docs is None:
-        return {}
-    prefix = cls.__qualname__ + "."
-    return {
-        key[len(prefix) :]: _clean(text)
-        for key, text in docs.attributes.items()
-        if key.startswith(prefix) and "." not in key[len(prefix) :]
-    }
 
 
 def _clean(text: str) -> str:

@@ -26,7 +26,7 @@ import msgspec
 
 from toolcall._digest import blake2b
 
-__all__ = ["SourceDocs", "module_docs", "object_docs", "parse_source"]
+__all__ = ["SourceDocs", "module_docs", "object_docs", "parse_source", "source_docs"]
 
 _EMPTY: Final[Mapping[str, Any]] = types.MappingProxyType({})
 
@@ -110,6 +110,11 @@ def module_docs(module: types.ModuleType) -> SourceDocs | None:
     if source is None:
         return None
     return _parse_cached(source, key)
+
+
+def source_docs(source: bytes) -> SourceDocs:
+    """The docs of source bytes, such as the ones a loader executed (parsed once per text)."""
+    return _parse_cached(source, None)
 
 
 def object_docs(obj: object) -> SourceDocs | None:
