@@ -43,17 +43,7 @@ _end = time.perf_counter_ns()
 done(startup=t1 - t0)
 """
 
-EVERY_VARIANT = """
-t0 = time.perf_counter()
-import toolcall, tools20
-from toolcall._names import FORMATS
-for fmt in FORMATS:
-    for strict in (False, True):
-        toolcall.emit(tools20, fmt, strict)
-t1 = time.perf_counter()
-_end = time.perf_counter_ns()
-done(startup=t1 - t0)
-"""
+EVERY_VARIANT = harness.every_variant()
 
 
 def main(argv: list[str] | None = None) -> int:

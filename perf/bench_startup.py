@@ -26,16 +26,7 @@ from harness import Scenario
 
 BASELINE = "76b1083"
 
-EMIT = """
-t0 = time.perf_counter()
-import toolcall, tools20
-for fmt in ("openai", "anthropic", "mcp"):
-    for strict in (False, True):
-        toolcall.emit(tools20, fmt, strict)
-t1 = time.perf_counter()
-_end = time.perf_counter_ns()
-done(startup=t1 - t0)
-"""
+EMIT = harness.every_variant(formats=("openai", "anthropic", "mcp"))
 
 
 def main(argv: list[str] | None = None) -> int:

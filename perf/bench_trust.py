@@ -31,29 +31,15 @@ from harness import Scenario
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = "e39ea2c"
 
-EVERY_VARIANT = """
-t0 = time.perf_counter()
-{patch}
-import toolcall, tools20
-from toolcall._names import FORMATS
-for fmt in FORMATS:
-    for strict in (False, True):
-        toolcall.emit(tools20, fmt, strict)
-t1 = time.perf_counter()
-_end = time.perf_counter_ns()
-done(startup=t1 - t0)
-"""
-
-UNCHECKED = EVERY_VARIANT.replace(
-    "{patch}",
-    """
+UNCHECKED = harness.every_variant(
+    patch="""
 from toolcall import _trust
 def _unchecked(module, module_ir, deps, candidates, providers):
     return {tool.name: vars(module)[tool.qualname] for tool in module_ir.tools}, {}
 _trust.verify = _unchecked
-""",
+"""
 )
-CHECKED = EVERY_VARIANT.replace("{patch}", "")
+CHECKED = harness.every_variant()
 
 VERIFY = """
 import sys, tools20

@@ -250,3 +250,23 @@ def extract_src(revision: str, into: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
     return into / "src"
+
+
+def every_variant(formats: tuple[str, ...] | None = None, patch: str = "") -> str:
+    """Child code timing start-up to every variant of ``tools20`` (reported as ``startup``):
+    of ``formats`` (None: every format of this tree; a baseline tree may lack the newer
+    ones), with ``patch`` run first, after the clock starts."""
+    names = "FORMATS" if formats is None else repr(formats)
+    imports = "from toolcall._names import FORMATS" if formats is None else ""
+    return f"""
+t0 = time.perf_counter()
+{patch}
+import toolcall, tools20
+{imports}
+for fmt in {names}:
+    for strict in (False, True):
+        toolcall.emit(tools20, fmt, strict)
+t1 = time.perf_counter()
+_end = time.perf_counter_ns()
+done(startup=t1 - t0)
+"""
