@@ -126,3 +126,28 @@ def test_a_cold_derivation_pays_for_no_logging_openssl_or_sysconfig(tmp_path: Pa
     emitted = _load(tmp_path, cold=True)["emitted"]
     assert "toolcall._derive.module" in emitted  # it did derive
     assert emitted & {"logging", "hashlib", "_hashlib", "sysconfig"} == set()
+
+
+RAISES = """
+import sys
+import toolcall, failing_tools
+toolcall.run(failing_tools, "explode", {})
+before = "logging" in sys.modules
+result = toolcall.run(failing_tools, "explode", {"now": True})
+print(before, "logging" in sys.modules, result.error.kind, file=sys.stdout)
+"""
+
+
+def test_a_tool_that_raises_is_logged_though_runs_never_import_logging(tmp_path: Path) -> None:
+    """``logging`` arrives only with the first ERROR record (on 3.15 it brings ``traceback``
+    and ``tokenize``), and that record still reaches stderr with the tool's traceback."""
+    (tmp_path / "failing_tools.py").write_text(
+        "__toolcall__ = True\n\n\ndef explode(now: bool = False) -> int:\n"
+        "    if now:\n        raise ValueError('boom')\n    return 1\n",
+        encoding="utf-8",
+    )
+    env = {"TOOLCALL_CACHE_DIR": str(tmp_path / "cache")}
+    done = subproc.python("-c", RAISES, paths=[tmp_path], env=env, check=True)
+    assert done.stdout.split() == ["False", "True", "raised"]
+    assert "tool explode raised ValueError" in done.stderr
+    assert "ValueError: boom" in done.stderr  # the traceback, through the last-resort handler

@@ -655,3 +655,58 @@ def test_sourceless_module_gives_none(tmp_path: Path) -> None:
     source.unlink()
     result = json.loads(_run(tmp_path, "-OO", "-c", PROBE).stdout)
     assert result == {"__doc__": None, "file": "pyc", "docs": None, "object": None}
+
+
+LOSS_PROBE = """
+import ast, json, sys, warnings
+from toolcall._derive import source
+
+def stripping(text):
+    # what Python 3.14+'s ast.parse does under -OO when the level is not pinned
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        if isinstance(node, kinds) and ast.get_docstring(node, clean=False) is not None:
+            node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+if sys.argv[1] == "stripped":
+    source.parse_tree = stripping
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import toolcall, weather
+    description = toolcall.emit(weather, "openai")[0]["function"].get("description", "")
+print(json.dumps({"description": description, "warnings": [str(w.message) for w in caught]}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["pinned", "stripped"])
+def test_docstrings_lost_by_the_parse_are_a_warning_naming_the_module(
+    tmp_path: Path, mode: str
+) -> None:
+    """Under ``-OO`` the pinned parse keeps every docstring on every Python; a parse that
+    loses them (as Python 3.14+'s unpinned ``ast.parse`` does) warns, naming the module,
+    instead of emitting empty descriptions in silence."""
+    (tmp_path / "weather.py").write_text("__toolcall__ = True\n" + WEATHER, encoding="utf-8")
+    result = json.loads(_run(tmp_path, "-OO", "-c", LOSS_PROBE, mode).stdout)
+    if mode == "pinned":
+        assert result == {"description": "Get the forecast for a city.", "warnings": []}
+    else:
+        assert result["description"] == ""
+        assert [w for w in result["warnings"] if "docstrings" in w] == [
+            "weather: its source has docstrings but parsing it found none, so its tools would "
+            "have no descriptions; report this with your Python version"
+        ]
+
+
+def test_the_parse_keeps_docstrings_under_every_optimisation_level() -> None:
+    """``parse_tree`` pins ``optimize=0``: the running interpreter's ``-O`` level (inherited by
+    ``ast.parse`` since 3.14) never reaches it."""
+    done = subproc.python(
+        "-OO",
+        "-c",
+        "import ast; from toolcall._derive.source import parse_tree;"
+        "print(ast.get_docstring(parse_tree('def f():\\n    \"doc\"\\n').body[0]))",
+        check=True,
+    )
+    assert done.stdout == "doc\n"

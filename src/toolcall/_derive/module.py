@@ -77,6 +77,14 @@ def derive_module(module: types.ModuleType, source: bytes | None = None) -> Deri
     """
     providers = providers_of(module)
     docs = source_docs(source) if source is not None else module_docs(module)
+    if docs is not None and docs.lost:
+        warnings.warn_explicit(
+            f"{module.__name__}: its source has docstrings but parsing it found none, so its "
+            "tools would have no descriptions; report this with your Python version",
+            ToolcallWarning,
+            getattr(module, "__file__", None) or module.__name__,
+            1,
+        )
     derivation = _Derivation(providers, module, docs)
     tools: list[ir.Tool] = []
     functions: dict[str, Callable[..., Any]] = {}

@@ -15,6 +15,7 @@ import ast
 import inspect
 import linecache
 import os
+import re
 import sys
 import threading
 import types
@@ -26,7 +27,7 @@ import msgspec
 
 from toolcall._digest import blake2b
 
-__all__ = ["SourceDocs", "module_docs", "object_docs", "parse_source", "source_docs"]
+__all__ = ["SourceDocs", "module_docs", "object_docs", "parse_source", "parse_tree", "source_docs"]
 
 _EMPTY: Final[Mapping[str, Any]] = types.MappingProxyType({})
 
@@ -61,6 +62,8 @@ class SourceDocs(msgspec.Struct, frozen=True, kw_only=True):
     annotations: Mapping[str, Mapping[str, str]] = _EMPTY
     lines: Mapping[str, int] = _EMPTY
     imports: frozenset[str] = frozenset()
+    lost: bool = False
+    """The text has docstrings, yet the parse found none: descriptions would silently vanish."""
 
 
 _NOTHING: Final = SourceDocs()
@@ -76,11 +79,12 @@ def parse_source(source: str | bytes) -> SourceDocs:
     ``bytes`` are decoded the way Python decodes a source file (PEP 263 coding cookie).
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_tree(source)
         collector = _Collector()
         collector.scope(tree.body, "", is_function=False)
     except (SyntaxError, ValueError, RecursionError):
         return _NOTHING
+    found = collector.functions or collector.classes
     proxy = types.MappingProxyType
     return SourceDocs(
         functions=proxy(collector.functions),
@@ -90,7 +94,31 @@ def parse_source(source: str | bytes) -> SourceDocs:
         annotations=proxy({name: proxy(a) for name, a in collector.annotations.items()}),
         lines=proxy(collector.lines),
         imports=frozenset(collector.imports),
+        lost=not found and _DOCSTRING.search(_as_bytes(source)) is not None,
     )
+
+
+def parse_tree(source: str | bytes) -> ast.Module:
+    """The AST with docstrings kept whatever the interpreter's ``-O`` level.
+
+    Since Python 3.14, ``ast.parse`` inherits the optimisation level of the running
+    interpreter, so under ``-OO`` it strips the docstrings this module exists to read.
+    ``compile`` with ``optimize=0`` pins the level on every supported version.
+    """
+    tree = compile(source, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True, optimize=0)
+    assert isinstance(tree, ast.Module)
+    return tree
+
+
+# A ``def`` or ``class`` line followed by a string statement: the text has a docstring.
+_DOCSTRING: Final = re.compile(
+    rb"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t][^\n]*:[ \t]*\r?\n[ \t]+[rRuU]?(?:\"|')",
+    re.MULTILINE,
+)
+
+
+def _as_bytes(source: str | bytes) -> bytes:
+    return source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
 
 
 def module_docs(module: types.ModuleType) -> SourceDocs | None:
@@ -186,7 +214,7 @@ def _read(path: str) -> bytes | None:
 
 
 def _parse_cached(source: str | bytes, file_key: Hashable | None) -> SourceDocs:
-    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    data = _as_bytes(source)
     text_key = ("text", isinstance(source, str), blake2b(data, digest_size=16).digest())
     docs = _cache_get(text_key)
     if docs is None:

@@ -25,13 +25,12 @@ import functools
 import itertools
 import keyword
 import linecache
-import logging
 from collections.abc import Callable
 from typing import Any, Final
 
 import msgspec
 
-from toolcall import ir
+from toolcall import _log, ir
 from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer
 from toolcall._dispatch.coerce import _constructor as constructor
 from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
@@ -40,8 +39,6 @@ from toolcall._errors import ToolRetry
 from toolcall._scalars import FAST_NAMES, row_of
 
 __all__ = ["MISS", "build_fastpath", "tool_exited", "tool_raised"]
-
-_log = logging.getLogger("toolcall")
 
 
 class _Miss:
