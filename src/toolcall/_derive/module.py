@@ -32,6 +32,8 @@ from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
 from toolcall._markers import Param, ToolMeta, is_field_info
 from toolcall._names import PARAMS_ATTR, TOOL_ATTR, TOOL_NAME_RULE, valid_tool_name
+from toolcall._signatures import annotations_of
+from toolcall._signatures import signature as signature_of
 
 __all__ = [
     "Derived",
@@ -166,7 +168,7 @@ class _Derivation:
         qualname = fn.__qualname__
         self.resolver.start_tool()
         try:
-            signature = inspect.signature(fn)
+            signature = signature_of(fn)
         except (TypeError, ValueError):
             self.warn(f"{qualname}: no inspectable signature; skipped")
             return None
@@ -416,7 +418,7 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return typing.get_type_hints(fn, include_extras=True)
     except Exception:
         pass
-    raw = dict(getattr(inspect.unwrap(fn), "__annotations__", {}))
+    raw = annotations_of(inspect.unwrap(fn))
     namespace = getattr(inspect.unwrap(fn), "__globals__", {})
     hints: dict[str, Any] = {}
     for name, value in raw.items():

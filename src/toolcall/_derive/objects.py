@@ -27,6 +27,7 @@ from toolcall._derive.annotations import (
 )
 from toolcall._derive.defaults import schema_default
 from toolcall._derive.descriptions import field_description
+from toolcall._signatures import annotations_of
 
 if TYPE_CHECKING:
     from toolcall._derive.types import TypeResolver
@@ -126,7 +127,7 @@ def object_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
     try:
         hints = typing.get_type_hints(tp, include_extras=True)
     except Exception:
-        hints = dict(getattr(tp, "__annotations__", {}))
+        hints = annotations_of(tp)
     fields: list[ir.Field] = []
     if is_typeddict(tp):
         required_keys = getattr(tp, "__required_keys__", frozenset(hints))

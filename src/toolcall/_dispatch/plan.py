@@ -33,6 +33,7 @@ from toolcall._dispatch.fastpath import build_fastpath, tool_exited, tool_raised
 from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import Err, Ok, ToolError, format_path, one_line
 from toolcall._markers import is_field_info
+from toolcall._signatures import signature
 
 __all__ = ["Result", "ToolPlan", "build_plan", "check_timeout", "needs_general_path"]
 
@@ -133,7 +134,7 @@ class _Parameter:
 def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
     """The function's parameter defaults, by name (``inspect.Parameter.empty`` for none)."""
     try:
-        return {p.name: p.default for p in inspect.signature(fn).parameters.values()}
+        return {p.name: p.default for p in signature(fn).parameters.values()}
     except (TypeError, ValueError):
         return {}
 

@@ -3,7 +3,6 @@ are the framework's context, and a call's result as the text a framework hands t
 
 from __future__ import annotations
 
-import inspect
 import logging
 import types
 import typing
@@ -16,6 +15,7 @@ import toolcall
 from toolcall import ir
 from toolcall._derive.annotations import unwrap_annotated
 from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
+from toolcall._signatures import signature
 
 __all__ = ["Source", "Spec", "answer", "error_text", "specs", "subclass_of", "toolbox"]
 
@@ -92,7 +92,7 @@ def _hints(fn: Callable[..., Any] | None) -> dict[str, Any]:
         return typing.get_type_hints(fn, include_extras=True)
     except Exception:  # an annotation that does not resolve: read it as written
         try:
-            return {p.name: p.annotation for p in inspect.signature(fn).parameters.values()}
+            return {p.name: p.annotation for p in signature(fn).parameters.values()}
         except (TypeError, ValueError):
             return {}
 
