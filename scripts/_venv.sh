@@ -1,22 +1,32 @@
 # Sourced by scripts/*: make (or reuse) a virtualenv with the project installed.
-# Usage: ensure_venv DIR PYTHON EXTRAS
-# The install is skipped while pyproject.toml and EXTRAS are what DIR was last installed
-# with, so a repeated run does not pay for pip's dependency resolution.
+# Usage: ensure_venv DIR PYTHON EXTRAS    (PYTHON: an interpreter's path or command name)
+# Environments are made with uv, which is itself installed once into .uv with python3's pip:
+# it is several times faster than pip at resolving .[dev], and it seeds pip into each venv for
+# the tests that pip-install. The install is skipped while pyproject.toml, EXTRAS and PYTHON
+# are what DIR was last installed with, so a repeated run pays for no resolution at all.
+UV=.uv/bin/uv
+
+ensure_uv() {
+  [ -x "$UV" ] && return 0
+  python3 -m venv .uv &&
+    .uv/bin/python -m pip install -q --disable-pip-version-check uv >.uv/install.log 2>&1 ||
+    { cat .uv/install.log >&2; return 1; }
+}
+
 ensure_venv() {
   local dir="$1" python="$2" extras="$3" stamp want
-  if [ ! -x "$dir/bin/python" ]; then
-    $python -m venv "$dir" || return 1
-  fi
+  ensure_uv || return 1
   stamp="$dir/.toolcall-install"
-  want="$extras $(cksum <pyproject.toml)"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  want="$extras $python $(cksum <pyproject.toml)"
+  if [ -x "$dir/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     return 0
   fi
-  if "$dir/bin/python" -m pip install --disable-pip-version-check --upgrade pip >"$stamp.log" 2>&1 &&
-    "$dir/bin/python" -m pip install --disable-pip-version-check -e ".$extras" >>"$stamp.log" 2>&1; then
+  mkdir -p "$dir"
+  if "$UV" venv -q --seed --allow-existing -p "$python" "$dir" >"$dir/.install.log" 2>&1 &&
+    "$UV" pip install -q -p "$dir/bin/python" -e ".$extras" >>"$dir/.install.log" 2>&1; then
     echo "$want" >"$stamp"
   else
-    cat "$stamp.log" >&2
+    cat "$dir/.install.log" >&2
     return 1
   fi
 }
