@@ -311,3 +311,47 @@ def test_entries_built_by_another_python_are_a_loud_miss_in_a_sourceless_deploym
     served = run_deployed()
     assert "has no source" not in served.stderr
     assert "pay for next-day delivery" in served.stdout
+
+
+def _oo(project: Path, cache: Path, *args: str, hook: bool = True) -> str:
+    """Run ``python -OO ARGS`` on the project; its stdout (stderr must carry no warning of
+    lost descriptions)."""
+    env = {
+        "TOOLCALL_CACHE_DIR": str(cache),
+        "TOOLCALL_HOOK": "1" if hook else "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    done = subproc.python("-OO", *args, paths=[project], env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "no descriptions" not in done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("hook", [True, False], ids=["hook", "lazy"])
+def test_every_oo_path_emits_what_a_source_run_emits(tmp_path: Path, hook: bool) -> None:
+    """On this Python, under ``-OO``: a cold and a warm process, through the hook or lazily
+    on first use, ``toolcall export``, and ``toolcall-cache build`` followed by a sourceless
+    run all give what a plain run from source gives, byte for byte, descriptions included."""
+    project = write_project(tmp_path / "proj")
+    reference = subproc.python(
+        "-c", EMIT_ALL, paths=[project], env={"TOOLCALL_CACHE": "0"}, cwd=project, check=True
+    ).stdout
+    assert "pay for next-day delivery" in reference
+    cache = tmp_path / "cache"
+    assert _oo(project, cache, "-c", EMIT_ALL, hook=hook) == reference  # cold
+    assert _oo(project, cache, "-c", EMIT_ALL, hook=hook) == reference  # warm
+
+    export = ["-m", "toolcall.cli.main", "export", "app.tools", "--format", "mcp"]
+    exported = _oo(project, tmp_path / "export-cache", *export, hook=hook)
+    plain = subproc.python(*export, paths=[project], cwd=project, check=True).stdout
+    assert exported == plain
+    assert "pay for next-day delivery" in exported
+
+    shipped = tmp_path / "shipped"
+    _oo(project, shipped, "-m", "toolcall.cli.cache", "build", "app", "--cache-dir", str(shipped))
+    deployed = tmp_path / "deployed"
+    shutil.copytree(project, deployed)
+    subproc.python("-OO", "-m", "compileall", "-q", "-b", deployed, check=True)
+    for source in deployed.rglob("*.py"):
+        source.unlink()
+    assert _oo(deployed, shipped, "-c", EMIT_ALL, hook=hook) == reference
