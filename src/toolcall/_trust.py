@@ -222,10 +222,29 @@ def _check_defaults(tool: ir.Tool, fn: Callable[..., Any]) -> None:
     live = _live_defaults(fn)
     for p in emitted:
         value = live.get(p.name, _NOT_JSON)
+        if value is _NOT_JSON:  # ``x: Annotated[int, Field(default=3)]``
+            value = _annotated_field(fn, p.name)
         if type(value).__name__ == "FieldInfo":  # ``x: int = Field(3)``: its default is 3
             value = getattr(value, "default", _NOT_JSON)
         if value is _NOT_JSON or not _same(_jsonish(value), p.default):
             raise Untrusted(f"tool {tool.name!r}: the default of {p.name!r} changed")
+
+
+def _annotated_field(fn: Callable[..., Any], name: str) -> Any:
+    """The last ``FieldInfo`` in the parameter's ``Annotated`` metadata, else ``_NOT_JSON``.
+
+    Only tools whose default is written this way pay for evaluating their annotations."""
+    import typing
+
+    try:
+        hint = typing.get_type_hints(fn, include_extras=True).get(name)
+    except Exception:
+        return _NOT_JSON
+    found: Any = _NOT_JSON
+    for extra in getattr(hint, "__metadata__", ()):
+        if type(extra).__name__ == "FieldInfo":
+            found = extra
+    return found
 
 
 def _live_defaults(fn: Callable[..., Any]) -> dict[str, Any]:

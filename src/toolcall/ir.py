@@ -46,7 +46,7 @@ __all__ = [
     "Type",
 ]
 
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 """Bumped whenever the shape or meaning of the IR changes; part of every cache key."""
 
 Kind = Literal[
@@ -79,6 +79,12 @@ class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     ``provider`` names the type provider class whose ``coerce`` runs after the wire value
     has been coerced; ``wire`` is a wire-shape override such as ``"string_integer"``.
     ``nullable`` widens any kind with ``null``.
+
+    ``schema`` and ``extra`` are what the user's annotation says about the schema itself, as
+    JSON text (so the node stays immutable and hashable): ``schema`` is rendered in place of
+    what the node would render (pydantic's ``WithJsonSchema``, a callable
+    ``json_schema_extra``), ``extra`` holds keywords merged into it (a ``json_schema_extra``
+    dict). Dispatch reads neither: it restores the Python type ``kind`` and ``py`` describe.
     """
 
     kind: Kind
@@ -113,6 +119,9 @@ class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     exclusive_minimum: int | float | None = None
     exclusive_maximum: int | float | None = None
     multiple_of: int | float | None = None
+    # the user's own schema words (see above)
+    schema: str = ""
+    extra: str = ""
 
     def __post_init__(self) -> None:
         # Runs when a Type is built and when one is decoded (msgspec turns the ValueError
@@ -200,7 +209,7 @@ _PY_BY_KIND: Final[dict[str, frozenset[str]]] = {
 }
 _PY_ON_ANY_KIND: Final = frozenset({"pydantic"})
 
-_COMMON: Final = frozenset({"kind", "nullable", "py", "ref", "provider"})
+_COMMON: Final = frozenset({"kind", "nullable", "py", "ref", "provider", "schema", "extra"})
 _BOUNDS: Final = frozenset(
     {"minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "multiple_of"}
 )

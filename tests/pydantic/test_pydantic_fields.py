@@ -239,7 +239,7 @@ def test_description_precedence(make_module):
     ("field", "setting"),
     [
         ('Field(alias="q")', "alias='q'"),
-        ('Field(json_schema_extra={"x": 1})', "json_schema_extra={'x': 1}"),
+        ('Field(validation_alias="q")', "validation_alias='q'"),
         ("Field(max_digits=3)", "max_digits=3"),
         ("Field(deprecated=True)", "deprecated=True"),
     ],

@@ -277,14 +277,14 @@ def test_model_inside_a_typeddict_on_every_python(make_module):
 
 def test_model_field_settings_not_in_the_schema_warn(make_module):
     """A model field setting the schema cannot carry warns, naming the field and setting."""
-    with pytest.warns(toolcall.ToolcallWarning, match=r"Item\.price: .*json_schema_extra"):
+    with pytest.warns(toolcall.ToolcallWarning, match=r"Item\.price: .*deprecated"):
         module = make_module(
             """
             __toolcall__ = True
             from pydantic import BaseModel, Field
 
             class Item(BaseModel):
-                price: float = Field(json_schema_extra={"unit": "EUR"})
+                price: float = Field(deprecated="use cost")
 
             def sell(item: Item) -> float:
                 '''Sell.'''

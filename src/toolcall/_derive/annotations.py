@@ -47,10 +47,30 @@ _LENGTHS: Final = ("min_length", "max_length")
 # pydantic settings that toolcall's own validation already satisfies, as (name, value).
 _SATISFIED: Final = {("strict", True), ("allow_inf_nan", False), ("fail_fast", True)}
 
-# Field settings that only concern output or Python-side behaviour: nothing to honour.
+# pydantic metadata read elsewhere (``pydantic_meta``) or that only concerns output.
+_HANDLED: Final = frozenset(
+    {
+        "WithJsonSchema",
+        "SkipJsonSchema",
+        "Examples",
+        "BeforeValidator",
+        "AfterValidator",
+        "PlainValidator",
+        "WrapValidator",
+        "Discriminator",
+        "Tag",
+        "PlainSerializer",
+        "WrapSerializer",
+    }
+)
+
+# Field settings that only concern output or Python-side behaviour, or that derivation
+# reads itself (``json_schema_extra``, ``discriminator``): nothing to report.
 _NOT_INPUT: Final = frozenset(
     {
         "annotation",
+        "json_schema_extra",
+        "discriminator",
         "default",
         "default_factory",
         "description",
@@ -134,12 +154,26 @@ def doc_metadata(extras: tuple[Any, ...]) -> str | None:
 
 
 def examples_metadata(extras: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``Field(examples=[...])`` / ``msgspec.Meta(examples=[...])``; the last one wins."""
+    """``Field(examples=[...])``, ``msgspec.Meta(examples=[...])``, pydantic's ``Examples``;
+    the last one wins."""
     found: tuple[Any, ...] = ()
     for extra in extras:
-        if (isinstance(extra, msgspec.Meta) or is_field_info(extra)) and extra.examples:
+        if (
+            (isinstance(extra, msgspec.Meta) or is_field_info(extra)) and extra.examples
+        ) or _is_examples(extra):
             found = tuple(extra.examples)
     return found
+
+
+def _is_examples(extra: Any) -> bool:
+    cls = type(extra)
+    return (
+        cls.__name__ == "Examples"
+        and (cls.__module__ or "").startswith("pydantic")
+        and getattr(extra, "mode", None) in (None, "validation")
+        and isinstance(getattr(extra, "examples", None), list)
+        and bool(extra.examples)
+    )
 
 
 def injected(hint: Any) -> bool:
@@ -214,6 +248,8 @@ def _collect(extra: Any, meta: Metadata) -> None:
                 meta.found.append((target, value))
         return
     if module.partition(".")[0] == "pydantic":
+        if type(extra).__name__ in _HANDLED:
+            return
         if hasattr(extra, "__iter__"):  # StringConstraints
             for inner in extra:
                 _collect(inner, meta)
@@ -221,10 +257,19 @@ def _collect(extra: Any, meta: Metadata) -> None:
         for key, value in _settings(extra).items():
             if key == "pattern" and value is not None:
                 meta.found.append(("pattern", value if isinstance(value, str) else value.pattern))
-            elif value is not None and (key, value) not in _SATISFIED:
+            elif value is not None and not _satisfied(key, value):
                 meta.unhonoured.append(f"{key}={value!r}")
         return
     # anything else (a user's own marker, a LangChain or FastAPI object) is not a constraint
+
+
+def _satisfied(key: str, value: Any) -> bool:
+    """Whether toolcall's own validation already does what the setting asks; a value that
+    cannot be hashed (a dict, a list) is never one of those."""
+    try:
+        return (key, value) in _SATISFIED
+    except TypeError:
+        return False
 
 
 def _settings(obj: Any) -> dict[str, Any]:

@@ -7,7 +7,6 @@ surprise is a ``ToolcallWarning`` pointing at the function's own file and line.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import types
 import typing
@@ -18,7 +17,12 @@ from typing import Annotated, Any
 import msgspec
 
 from toolcall import ir
-from toolcall._derive.annotations import examples_metadata, injected, unwrap_annotated
+from toolcall._derive.annotations import (
+    examples_metadata,
+    field_info,
+    injected,
+    unwrap_annotated,
+)
 from toolcall._derive.defaults import schema_default
 from toolcall._derive.descriptions import (
     DESCRIPTION_MODES,
@@ -27,12 +31,13 @@ from toolcall._derive.descriptions import (
 )
 from toolcall._derive.discovery import candidates, is_marked, providers_of
 from toolcall._derive.docstrings import parse_docstring, read_docstring
+from toolcall._derive.pydantic_meta import given_description, is_skipped
+from toolcall._derive.signature import declared_name, evaluated_hints, shown
 from toolcall._derive.source import SourceDocs, module_docs, object_docs, source_docs
 from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
 from toolcall._markers import Param, ToolMeta, is_field_info
 from toolcall._names import PARAMS_ATTR, TOOL_ATTR, TOOL_NAME_RULE, valid_tool_name
-from toolcall._signatures import annotations_of
 from toolcall._signatures import signature as signature_of
 
 __all__ = [
@@ -91,7 +96,7 @@ def derive_module(module: types.ModuleType, source: bytes | None = None) -> Deri
     tools: list[ir.Tool] = []
     functions: dict[str, Callable[..., Any]] = {}
     for fn in candidates(module):
-        tool = derivation.tool(fn, docs)
+        tool = derivation.contained_tool(fn, docs)
         if tool is not None:
             tools.append(tool)
             functions[tool.name] = fn
@@ -161,6 +166,23 @@ class _Derivation:
         filename, lineno = self._where
         warnings.warn_explicit(message, ToolcallWarning, filename, lineno)
 
+    def contained_tool(self, fn: Callable[..., Any], docs: SourceDocs | None) -> ir.Tool | None:
+        """``tool``, but an error toolcall did not foresee skips this function only (each
+        parameter is contained already, so this is the last line, not the usual one)."""
+        try:
+            return self.tool(fn, docs)
+        except Warning:  # a ToolcallWarning the program made an error
+            raise
+        except Exception as exc:
+            module = getattr(self.module, "__name__", "") or "?"
+            qualname = getattr(fn, "__qualname__", None) or repr(fn)
+            self.warn(
+                f"{module}.{qualname}: deriving the tool raised "
+                f"{type(exc).__name__}: {shown(exc)}; it is skipped (please report this "
+                "to toolcall)"
+            )
+            return None
+
     def tool(self, fn: Callable[..., Any], docs: SourceDocs | None) -> ir.Tool | None:
         inner = inspect.unwrap(fn)
         self._where = _location(fn)
@@ -201,7 +223,7 @@ class _Derivation:
                 "`Args:`)"
             )
         description = tool_description(meta.description, read, self.description_mode)
-        hints = _hints(fn)
+        hints = evaluated_hints(fn)
         overrides: dict[str, Param] = getattr(fn, PARAMS_ATTR, {})
         for missing in overrides.keys() - params.keys():
             self.warn(f"{qualname}: @toolcall.param names {missing!r}, which it does not have")
@@ -226,15 +248,17 @@ class _Derivation:
                     return None
                 injected_names.append(p.name)
                 continue
+            if hint is not inspect.Parameter.empty and self._hidden(p, hint, where):
+                continue
             if p.kind is p.VAR_KEYWORD:
                 kwargs_type = (
                     ir.Type(kind="any")
                     if hint is inspect.Parameter.empty
-                    else self.resolver.resolve(hint, where)
+                    else self.resolve_contained(hint, where)
                 )
                 continue
-            parameters.append(
-                self._parameter(
+            try:
+                parameter = self._parameter(
                     p,
                     hint,
                     where,
@@ -243,7 +267,11 @@ class _Derivation:
                     annotation_names.get(p.name),
                     docs,
                 )
-            )
+            except Warning:  # a ToolcallWarning the program made an error
+                raise
+            except Exception as exc:
+                parameter = self._failed(p, hint, where, exc)
+            parameters.append(parameter)
         if any(p.kind is p.VAR_POSITIONAL for p in params.values()) and not parameters:
             self.warn(
                 f"{qualname}: *args cannot be sent by a model; the tool takes no "
@@ -259,7 +287,7 @@ class _Derivation:
             returns=(
                 None
                 if returns is inspect.Signature.empty
-                else self.resolver.quiet(returns, f"{qualname}(return)")
+                else self._returns(returns, f"{qualname}(return)")
             ),
             injected=tuple(injected_names),
             title=meta.title or "",
@@ -281,14 +309,23 @@ class _Derivation:
     ) -> ir.Parameter:
         default = p.default
         info = default if is_field_info(default) else None
+        extras: tuple[Any, ...] = ()
         if hint is inspect.Parameter.empty:
             self.warn(f"{where} has no annotation; it accepts any JSON value")
-            t, extras = ir.Type(kind="any"), ()
+            t = ir.Type(kind="any")
         else:
             _, extras = unwrap_annotated(hint)
-            t = self.resolver.resolve(hint if info is None else Annotated[hint, info], where)
+            t = self.resolve_contained(hint if info is None else Annotated[hint, info], where)
+            annotated = field_info(extras)
+            if info is None and default is inspect.Parameter.empty and annotated is not None:
+                # ``Annotated[str, Field(default="")]``: the default lives in the annotation
+                info = annotated
+                default = inspect.Parameter.empty if annotated.is_required() else annotated
         if decorator is not None:
             t = self.resolver.with_wire(t, decorator.wire, where)
+        given = given_description(t)
+        if given is not None:  # pydantic puts the given schema's description on the property
+            extras = (*extras, given)
         description = parameter_description(
             decorator=decorator,
             extras=extras,
@@ -325,12 +362,70 @@ class _Derivation:
             keyword_only=p.kind is p.KEYWORD_ONLY,
         )
 
+    def _hidden(self, p: inspect.Parameter, hint: Any, where: str) -> bool:
+        """``SkipJsonSchema[T]`` with a default: not in the schema, the default is used. One
+        without a default cannot be left out (the call would lack it) and stays, with a
+        warning."""
+        _, extras = unwrap_annotated(hint)
+        if not is_skipped(extras):
+            return False
+        annotated = field_info(extras)
+        if p.default is not inspect.Parameter.empty or (
+            annotated is not None and not annotated.is_required()
+        ):
+            return True
+        self.warn(
+            f"{where}: SkipJsonSchema hides a parameter only when it has a default; it has "
+            "none, so it stays in the schema (give it a default)"
+        )
+        return False
+
+    def _returns(self, hint: Any, where: str) -> ir.Type:
+        """The return type only describes: anything it cannot be is ``{}``, silently."""
+        try:
+            return self.resolver.quiet(hint, where)
+        except Warning:  # a ToolcallWarning the program made an error
+            raise
+        except Exception:
+            return ir.Type(kind="any")
+
+    def resolve_contained(self, hint: Any, where: str) -> ir.Type:
+        """``resolve``, but an unexpected error in toolcall itself (or in an object the
+        annotation holds) costs this one place its schema, never the module its tools."""
+        try:
+            return self.resolver.resolve(hint, where)
+        except Warning:  # a ToolcallWarning the program made an error
+            raise
+        except Exception as exc:
+            self._warn_failed(hint, where, exc)
+            return ir.Type(kind="any")
+
+    def _warn_failed(self, hint: Any, where: str, exc: Exception) -> None:
+        module = getattr(self.module, "__name__", "") or "?"
+        self.warn(
+            f"{module}.{where}: deriving the annotation {shown(hint)} raised "
+            f"{type(exc).__name__}: {shown(exc)}; it is sent as any value ({{}}) and "
+            "passed through unchanged (please report this to toolcall)"
+        )
+
+    def _failed(self, p: inspect.Parameter, hint: Any, where: str, exc: Exception) -> ir.Parameter:
+        """The parameter whose derivation failed outside its type: ``{}``, Python's default
+        still applying (it is not emitted)."""
+        self._warn_failed(hint, where, exc)
+        return ir.Parameter(
+            name=p.name,
+            type=ir.Type(kind="any"),
+            required=p.default is inspect.Parameter.empty,
+            positional_only=p.kind is p.POSITIONAL_ONLY,
+            keyword_only=p.kind is p.KEYWORD_ONLY,
+        )
+
     def _type_doc(self, hint: Any, annotation_text: str | None, docs: SourceDocs | None) -> str:
         """The doc of the declared type, used directly or as ``T | None`` (never nested)."""
         if hint is inspect.Parameter.empty:
             return ""
         if annotation_text is not None and docs is not None and self.module is not None:
-            name = _declared_name(annotation_text)
+            name = declared_name(annotation_text)
             for _ in range(_ALIAS_DEPTH):
                 if name is None:
                     break
@@ -342,7 +437,7 @@ class _Derivation:
                 if target is None:
                     obj = vars(self.module).get(name)
                     return self._class_doc(obj) if isinstance(obj, type) else ""
-                name = _declared_name(target)
+                name = declared_name(target)
         core, _ = unwrap_annotated(hint)
         args = typing.get_args(core)
         if typing.get_origin(core) in (typing.Union, types.UnionType) and type(None) in args:
@@ -381,58 +476,6 @@ class _Derivation:
         }
 
 
-def _declared_name(text: str) -> str | None:
-    """``Location``, ``Location | None``, ``Optional[Location]`` -> ``Location``."""
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return _declared_name(node.value)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        sides = [n for n in (node.left, node.right) if not _is_none(n)]
-        node = sides[0] if len(sides) == 1 else node
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name | ast.Attribute):
-        head = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
-        if head == "Optional":
-            node = node.slice
-        elif head == "Union" and isinstance(node.slice, ast.Tuple):
-            sides = [n for n in node.slice.elts if not _is_none(n)]
-            if len(sides) == 1:
-                node = sides[0]
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
 def _clean(text: str) -> str:
     """A type's or field's doc as a description: its first paragraph, like a tool's."""
     return parse_docstring(text)[0]
-
-
-def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Evaluated annotations; one bad forward reference must not lose the others."""
-    try:
-        return typing.get_type_hints(fn, include_extras=True)
-    except Exception:
-        pass
-    raw = annotations_of(inspect.unwrap(fn))
-    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
-    hints: dict[str, Any] = {}
-    for name, value in raw.items():
-        try:
-            hints[name] = typing.get_type_hints(
-                _Holder(name, value), globalns=namespace, include_extras=True
-            )[name]
-        except Exception:
-            hints[name] = value if not isinstance(value, str) else typing.ForwardRef(value)
-    return hints
-
-
-class _Holder:
-    """A stand-in carrying one annotation, so ``get_type_hints`` evaluates it alone."""
-
-    def __init__(self, name: str, value: Any) -> None:
-        self.__annotations__ = {name: value}

@@ -27,6 +27,7 @@ from toolcall._derive.annotations import (
 )
 from toolcall._derive.defaults import schema_default
 from toolcall._derive.descriptions import field_description
+from toolcall._derive.pydantic_meta import given_description, is_skipped, validators
 from toolcall._signatures import annotations_of
 
 if TYPE_CHECKING:
@@ -205,9 +206,20 @@ def _field(
     """One property; ``prop`` is its wire name (a pydantic alias), ``info`` its FieldInfo."""
     where = f"{owner.__qualname__}.{name}"
     t = resolver.resolve(hint, where)
+    if info is None and not resolver.in_model:
+        found = validators(hint)
+        if found:  # a model runs its fields' validators; nothing runs these
+            resolver.warn(
+                f"{where}: {', '.join(dict.fromkeys(found))} on a field of a class that "
+                "is not a pydantic model is not run by toolcall; make it a model (or a "
+                "pydantic dataclass), or check the value in the function"
+            )
     _, extras = unwrap_annotated(hint)
     if info is not None:
         extras = (*extras, info)
+    given = given_description(t)
+    if given is not None:
+        extras = (*extras, given)
     has_default, value = (False, None)
     if default is not MISSING:
         has_default, value, _ = schema_default(default, t)
@@ -224,6 +236,14 @@ def _field(
 
 def model_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
     """A pydantic model or pydantic dataclass: its fields, pydantic validates it."""
+    resolver.in_model += 1
+    try:
+        return _model_type(resolver, tp)
+    finally:
+        resolver.in_model -= 1
+
+
+def _model_type(resolver: TypeResolver, tp: type) -> ir.Type:
     ref = class_ref(tp)
     resolver.classes[ref] = tp
     resolver.dep_modules.update((tp.__module__, "pydantic"))
@@ -241,6 +261,13 @@ def model_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
                 "the schema; pydantic still applies it when validating"
             )
         required = info.is_required()
+        if is_skipped(tuple(info.metadata)):
+            if not required:  # SkipJsonSchema: hidden, pydantic uses the default
+                continue
+            resolver.warn(
+                f"{field_where}: SkipJsonSchema hides a field only when it has a default; "
+                "it has none, so it stays in the schema"
+            )
         default = MISSING
         if not required and info.default_factory is None:
             default = info.default

@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from toolcall import ir
-from toolcall._derive import pydantic_types
+from toolcall._derive import pydantic_meta, pydantic_types
 from toolcall._derive.annotations import BOUNDS, constraints, param_override, unwrap_annotated
 from toolcall._derive.objects import (
     class_ref,
@@ -91,6 +91,8 @@ class TypeResolver:
         self.dep_modules: set[str] = {type(p).__module__ for p in providers}
         self._stack: list[Any] = []
         self._budget_warned = False
+        self._unknowns = 0  # how many times ``_unknown`` ran: a union leaves those out
+        self.in_model = 0  # inside a pydantic model, which runs its fields' validators
 
     def start_tool(self) -> None:
         self.budget = INLINE_BUDGET
@@ -103,7 +105,11 @@ class TypeResolver:
         if owned is not None:
             return self._pydantic_owned(tp, owned, where)
         tp, extras = unwrap_annotated(tp)
-        base = self._resolve_plain(tp, where)
+        owned = pydantic_types.owned_ref(tp) if extras else None
+        if owned is not None:  # ``u: HttpUrl = Field(..., description=...)``
+            base = self._pydantic_owned(tp, owned, where)
+        else:
+            base = self._resolve_plain(tp, where)
         return self._apply_metadata(base, extras, where)
 
     def quiet(self, tp: Any, where: str) -> ir.Type:
@@ -132,7 +138,30 @@ class TypeResolver:
         if changes:
             t = msgspec.structs.replace(t, **changes)
         override = param_override(extras)
-        return self.with_wire(t, override.wire if override else None, where)
+        t = self.with_wire(t, override.wire if override else None, where)
+        words = pydantic_meta.schema_words(extras)
+        return self._schema_words(t, words, where) if words else t
+
+    def _schema_words(self, t: ir.Type, words: pydantic_meta.SchemaWords, where: str) -> ir.Type:
+        """``WithJsonSchema`` / ``json_schema_extra``: the schema given, merged or applied."""
+        for problem in words.problems:
+            self.warn(f"{where}: {problem}; it is left out of the schema")
+        merged = words.merged_text()
+        if words.given and merged:
+            given = msgspec.json.decode(words.given)
+            given.update(msgspec.json.decode(merged))
+            t = msgspec.structs.replace(t, schema=msgspec.json.encode(given).decode())
+        elif words.given or merged:
+            t = msgspec.structs.replace(t, schema=words.given or t.schema, extra=merged)
+        if words.apply:
+            from toolcall._render.schema import type_schema
+
+            text, problem = pydantic_meta.applied(type_schema(t), words.apply)
+            if problem:
+                self.warn(f"{where}: {problem}; the schema is toolcall's own")
+            elif text:
+                t = msgspec.structs.replace(t, schema=text, extra="")
+        return t
 
     def _pydantic_owned(self, tp: Any, ref: str, where: str) -> ir.Type:
         """A type pydantic defines (``EmailStr``, ``HttpUrl``, ``UUID4``): pydantic's schema,
@@ -200,11 +229,13 @@ class TypeResolver:
         return self._unknown(tp, where)
 
     def _union(self, args: tuple[Any, ...], where: str) -> ir.Type:
+        # ``int | SkipJsonSchema[None]``: the variant is not in the schema, nor accepted
+        args = tuple(a for a in args if not pydantic_meta.is_skipped(unwrap_annotated(a)[1]))
         nullable = any(a in _NONE_TYPES for a in args)
         rest = [a for a in args if a not in _NONE_TYPES]
         if not rest:
             return ir.Type(kind="null")
-        variants = [self.resolve(a, where) for a in rest]
+        variants = self._variants(rest, where)
         if len(variants) == 1:
             (only,) = variants
             return msgspec.structs.replace(only, nullable=True) if nullable else only
@@ -218,6 +249,36 @@ class TypeResolver:
             msgspec.structs.replace(v, nullable=False) if v.nullable else v for v in variants
         ]
         return ir.Type(kind="union", variants=tuple(variants), nullable=nullable)
+
+    def _variants(self, args: list[Any], where: str) -> list[ir.Type]:
+        """The union's variants; one JSON cannot carry (``Callable``) is left out with a
+        warning when another variant remains, as pydantic leaves it out of its schema."""
+        variants: list[ir.Type] = []
+        unknown: list[Any] = []
+        held: list[str] = []
+        warn, self.warn = self.warn, held.append
+        try:
+            for arg in args:
+                before = self._unknowns
+                variant = self.resolve(arg, where)
+                if self._unknowns != before and variant.kind == "any":
+                    unknown.append(arg)
+                else:
+                    variants.append(variant)
+        finally:
+            self.warn = warn
+        if not variants:
+            variants = [ir.Type(kind="any")]
+        elif unknown:
+            names = ", ".join(_name(arg) for arg in unknown)
+            held = [m for m in held if "toolcall does not know the type" not in m]
+            held.append(
+                f"{where}: the union's {names} cannot travel as JSON, so the schema leaves "
+                "it out (as pydantic's does); the model can send only the other types"
+            )
+        for message in held:
+            self.warn(message)
+        return variants
 
     def _literal(self, args: tuple[Any, ...], where: str) -> ir.Type:
         values: list[Any] = []
@@ -380,6 +441,7 @@ class TypeResolver:
         return None
 
     def _unknown(self, tp: Any, where: str) -> ir.Type:
+        self._unknowns += 1
         self.warn(
             f"{where}: toolcall does not know the type {_name(tp)}; it is sent as any "
             "value and passed through unchanged (register a type provider in "

@@ -29,7 +29,7 @@ import msgspec
 from toolcall import ir
 from toolcall._dispatch.coerce import Coercer, Invalid, Resolver, accepts_null
 
-__all__ = ["ModelInvalid", "build_model_coercer", "field_info_default"]
+__all__ = ["ModelInvalid", "build_model_coercer", "field_info_default", "pydantic_invalid"]
 
 _REASONS: Final = {
     "missing": "missing_field",
@@ -104,23 +104,27 @@ def build_model_coercer(t: ir.Type, resolver: Resolver, json_text: bool) -> Coer
         validator = TypeAdapter(target)
     validate = validator.validate_python
     prune = _pruner(t)
+    closed = _closed(t)
     decode = json_text and t.kind == "object"
 
     def pydantic_value(value: Any) -> Any:
         if decode and isinstance(value, str) and value.lstrip(" \t\n\r").startswith("{"):
             with contextlib.suppress(ValueError, RecursionError):  # malformed: pydantic says
                 value = msgspec.json.decode(value)
+        if closed is not None:
+            closed(value, ())
         if prune is not None:
             value = prune(value)
         try:
             return validate(value)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise _invalid(exc, value) from None
+            raise pydantic_invalid(exc, value) from None
 
     return pydantic_value
 
 
-def _invalid(exc: ValueError, value: Any) -> Invalid:
+def pydantic_invalid(exc: ValueError, value: Any) -> Invalid:
+    """pydantic's first error as toolcall's ``Invalid`` (its reason, path and words)."""
     errors = getattr(exc, "errors", None)
     try:
         first = errors(include_url=False)[0] if callable(errors) else None
@@ -133,6 +137,47 @@ def _invalid(exc: ValueError, value: Any) -> Invalid:
     reason = _REASONS.get(kind)
     detail = "" if reason is not None else str(first.get("msg", ""))
     return ModelInvalid(reason or kind, first.get("input", value), path, detail)
+
+
+def _closed(t: ir.Type) -> Callable[[Any, tuple[str | int, ...]], None] | None:
+    """Refuses keys a closed object of the schema does not declare, at every depth.
+
+    pydantic's default ``extra="ignore"`` drops unknown keys, yet the schema of such a model
+    is closed (``additionalProperties: false``) and says the key is not allowed: the call is
+    refused with ``unknown_field`` as the schema says, not quietly half-used. None when
+    nothing below ``t`` is a closed object (a union's variants are left to pydantic)."""
+    if t.kind == "array" and t.items is not None:
+        item = _closed(t.items)
+        if item is None:
+            return None
+
+        def items(value: Any, path: tuple[str | int, ...]) -> None:
+            if isinstance(value, list):
+                for index, element in enumerate(value):
+                    item(element, (*path, index))
+
+        return items
+    if t.kind != "object" or t.schema:
+        return None
+    names = frozenset(f.name for f in t.fields)
+    nested = {f.name: c for f in t.fields if (c := _closed(f.type)) is not None}
+    shut = t.additional is None
+    if not shut and not nested:
+        return None
+
+    def check(value: Any, path: tuple[str | int, ...]) -> None:
+        if type(value) is not dict:
+            return
+        for key, element in value.items():
+            if key not in names:
+                if shut and isinstance(key, str):
+                    raise ModelInvalid("unknown_field", element, (*path, key))
+                continue
+            inner = nested.get(key)
+            if inner is not None and element is not None:
+                inner(element, (*path, key))
+
+    return check
 
 
 def _pruner(t: ir.Type) -> Callable[[Any], Any] | None:

@@ -28,6 +28,12 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from toolcall import ir
+from toolcall._dispatch.annotated import (
+    annotated_default,
+    live_hints,
+    pydantic_checked,
+    pydantic_coercer,
+)
 from toolcall._dispatch.coerce import Invalid, Resolver, accepts_null, build_coercer
 from toolcall._dispatch.fastpath import build_fastpath, tool_exited, tool_raised
 from toolcall._dispatch.models import ModelInvalid, field_info_default
@@ -40,6 +46,7 @@ __all__ = ["Result", "ToolPlan", "build_plan", "check_timeout", "needs_general_p
 Result = Ok[Any] | Err
 
 _ABSENT: Any = object()
+_EMPTY: Any = inspect.Parameter.empty
 
 
 class ToolPlan:
@@ -120,10 +127,15 @@ class _Parameter:
     __slots__ = ("coerce", "fill", "name", "null_is_absent", "positional_only", "required")
 
     def __init__(
-        self, parameter: ir.Parameter, resolver: Resolver, fill: Callable[[], Any] | None
+        self,
+        parameter: ir.Parameter,
+        resolver: Resolver,
+        fill: Callable[[], Any] | None,
+        hint: Any = None,
     ) -> None:
         self.name = parameter.name
-        self.coerce = build_coercer(parameter.type, resolver)
+        checked = hint is not None and pydantic_checked(hint)
+        self.coerce = pydantic_coercer(hint) if checked else build_coercer(parameter.type, resolver)
         self.required = parameter.required
         self.positional_only = parameter.positional_only
         # explicit-null rule: None for an optional value whose type has no None means "absent"
@@ -132,33 +144,84 @@ class _Parameter:
 
 
 def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
-    """The function's parameter defaults, by name (``inspect.Parameter.empty`` for none)."""
+    """The function's parameter defaults, by name (``inspect.Parameter.empty`` for none);
+    ``*args`` and ``**kwargs`` are not parameters a default can fill."""
     try:
-        return {p.name: p.default for p in signature(fn).parameters.values()}
+        parameters = signature(fn).parameters.values()
     except (TypeError, ValueError):
         return {}
+    return {
+        p.name: p.default for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+
+
+def _hidden(tool: ir.Tool, defaults: dict[str, Any]) -> list[str]:
+    """Parameters derivation left out of the schema (``SkipJsonSchema`` with a default)."""
+    known = {p.name for p in tool.parameters} | set(tool.injected)
+    return [name for name in defaults if name not in known]
 
 
 def _fill(default: Any) -> Callable[[], Any] | None:
     return field_info_default(default) if is_field_info(default) else None
 
 
+def _filler(p: ir.Parameter, default: Any, hints: dict[str, Any]) -> Callable[[], Any] | None:
+    """What an omitted parameter gets: a ``Field(...)`` default's value, or the default an
+    ``Annotated[T, Field(default=...)]`` gives a parameter the function has no default for."""
+    if default is _EMPTY and not p.required and p.name in hints:
+        return annotated_default(hints[p.name])
+    return _fill(default)
+
+
 def needs_general_path(tool: ir.Tool, fn: Callable[..., Any]) -> bool:
-    """Injected parameters or ``Field(...)`` defaults: the fast path cannot bind them."""
-    return bool(tool.injected) or any(is_field_info(d) for d in _defaults(fn).values())
+    """Injected parameters or ``Field(...)`` defaults, in the signature or in an annotation
+    (an optional parameter without a Python default): the fast path cannot bind them."""
+    defaults = _defaults(fn)
+    return (
+        bool(tool.injected)
+        or any(is_field_info(d) for d in defaults.values())
+        or any(not p.required and defaults.get(p.name, _EMPTY) is _EMPTY for p in tool.parameters)
+        or any(defaults[name] is _EMPTY for name in _hidden(tool, defaults))
+    )
 
 
 class _Binder:
     """Turns model arguments into the call's positional and keyword arguments."""
 
-    __slots__ = ("declared", "extra", "injected", "names", "parameters", "tool")
+    __slots__ = (
+        "declared",
+        "extra",
+        "hidden",
+        "injected",
+        "names",
+        "parameters",
+        "pydantic",
+        "tool",
+    )
 
     def __init__(self, tool: ir.Tool, resolver: Resolver, fn: Callable[..., Any]) -> None:
         defaults = _defaults(fn)
+        hints = live_hints(fn)
         self.tool = tool.name
         self.parameters = tuple(
-            _Parameter(p, resolver, _fill(defaults.get(p.name))) for p in tool.parameters
+            _Parameter(
+                p, resolver, _filler(p, defaults.get(p.name, _EMPTY), hints), hints.get(p.name)
+            )
+            for p in tool.parameters
         )
+        # what a parameter left out of the schema gets: a Field default's value (a plain
+        # default applies by itself)
+        self.hidden = tuple(
+            (name, fill)
+            for name in _hidden(tool, defaults)
+            if (
+                fill := _fill(defaults[name])
+                or (annotated_default(hints[name]) if name in hints else None)
+            )
+            is not None
+        )
+        # a parameter pydantic validates: the generated fast path would skip its validators
+        self.pydantic = any(pydantic_checked(hint) for hint in hints.values())
         self.names = tuple(p.name for p in tool.parameters)
         self.declared = frozenset(self.names)
         self.extra = build_coercer(tool.kwargs, resolver) if tool.kwargs is not None else None
@@ -228,6 +291,8 @@ class _Binder:
                 positional.append(value)
             else:
                 keywords[p.name] = value
+        for name, fill in self.hidden:
+            keywords[name] = fill()
         if undeclared and self.extra is not None:
             for key in undeclared:
                 try:
@@ -322,6 +387,7 @@ def _prepared(
 ) -> tuple[Callable[..., Result], Callable[..., Coroutine[Any, Any, Result]]]:
     """The plan's ``run`` and ``arun``: the generated fast path when there is one."""
     binder = _Binder(tool, resolver, fn)
+    fast = fast and not binder.pydantic
     name = tool.name
 
     def bind(args: Any, inject: Mapping[str, Any] | None) -> Err | tuple[list[Any], dict[str, Any]]:

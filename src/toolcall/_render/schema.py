@@ -36,9 +36,10 @@ from typing import Any, Final
 
 from toolcall import ir
 from toolcall._frozen import thaw
+from toolcall._render.given import given_schema, merge_extra
 from toolcall._render.limits import SUPPORTED_KEYWORDS
 
-__all__ = ["collect_strict_problems", "parameters_schema", "strict_problems"]
+__all__ = ["collect_strict_problems", "parameters_schema", "strict_problems", "type_schema"]
 
 _CONSTRAINTS: Final = (
     ("format", "format"),
@@ -151,6 +152,8 @@ def _properties(
 
 def _schema(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str, Any]:
     """Return a fresh schema for *t*; *problems* gets what strict mode cannot express."""
+    if t.schema:
+        return given_schema(t, strict, path, problems)
     kind = t.kind
     schema: dict[str, Any]
     if kind in _SCALARS:
@@ -178,7 +181,14 @@ def _schema(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[st
         return {}
     if t.nullable:
         _widen(schema)
+    if t.extra:
+        merge_extra(schema, t.extra, strict, path, problems)
     return schema
+
+
+def type_schema(t: ir.Type) -> dict[str, Any]:
+    """The (non-strict) schema of one type node, a fresh dict."""
+    return _schema(t, False, "", [])
 
 
 def _array(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[str, Any]:
