@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import inspect
 import sys
-import typing
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["annotations_of", "signature", "type_hints"]
+__all__ = ["annotations_of", "signature"]
 
 if sys.version_info >= (3, 14):
     import annotationlib
@@ -42,8 +41,3 @@ else:
     def annotations_of(obj: object) -> dict[str, Any]:
         """``__annotations__``: values, or strings under ``from __future__ import annotations``."""
         return dict(getattr(obj, "__annotations__", None) or {})
-
-
-def type_hints(obj: Any) -> dict[str, Any]:
-    """``typing.get_type_hints`` with extras; raises when any annotation does not resolve."""
-    return typing.get_type_hints(obj, include_extras=True)
