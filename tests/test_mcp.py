@@ -635,3 +635,54 @@ async def test_context_reports_progress_and_logs(
     assert progress == [(1, 2, "halfway"), (2, 2, None)]
     assert logged == [("info", "indexing /srv"), ("warning", "careful")]
     assert text_of(other) == "3"
+
+
+# -- issue 25: the strict variant, command-line order ----------------------------------
+
+
+async def test_strict_serves_the_strict_variant(mode: str) -> None:
+    """strict=True lists emit(..., strict=True); a null optional argument means absent."""
+    strict = toolcall.mcp.build_server(examples.weather, strict=True)
+    async with Client(strict, mode=mode) as client:
+        listed = dumped((await client.list_tools()).tools)
+        result = await client.call_tool("get_weather", {"city": "Oslo", "days": None})
+    for tool in listed:
+        tool.pop("outputSchema", None)
+    assert listed == toolcall.emit(examples.weather, "mcp", strict=True)
+    assert listed != toolcall.emit(examples.weather, "mcp")
+    assert result.structured_content == {"city": "Oslo", "days": 3, "temp": 21.5}
+
+
+_FIRST = '''
+__toolcall__ = True
+
+
+def zebra() -> int:
+    """Listed first: its module is given first."""
+    return 1
+'''
+
+_SECOND = '''
+__toolcall__ = True
+
+
+def aardvark() -> int:
+    """Listed second."""
+    return 2
+'''
+
+
+async def test_cli_lists_modules_in_command_line_order(tmp_path: Path) -> None:
+    """serve-mcp zz_mod aa_mod lists zz_mod's tools first (not name order); --strict too."""
+    (tmp_path / "zz_mod.py").write_text(_FIRST)
+    (tmp_path / "aa_mod.py").write_text(_SECOND)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolcall.cli.main", "serve-mcp", "zz_mod", "aa_mod", "--strict"],
+        env=subproc.environment([ROOT]),
+        cwd=str(tmp_path),
+    )
+    with anyio.fail_after(30):
+        async with Client(params) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+    assert names == ["zebra", "aardvark"]

@@ -192,8 +192,11 @@ def _same_file(a: str, b: Path) -> bool:
         return False
 
 
-def load_targets(targets: Sequence[Target]) -> list[types.ModuleType]:
+def load_targets(targets: Sequence[Target], *, sort: bool = True) -> list[types.ModuleType]:
     """Import every target; an unmarked package stands for the marked modules inside it.
+
+    The modules come in name order, each once, or with ``sort=False`` in the order of the
+    targets (``serve-mcp`` lists tools in the order its modules were given).
 
     Raises `UserCodeError` for the first module that fails to import, and for a named
     module that is neither marked nor a package holding marked modules.
@@ -203,7 +206,7 @@ def load_targets(targets: Sequence[Target]) -> list[types.ModuleType]:
     for target in targets:
         for module in _load(target):
             modules.setdefault(module.__name__, module)
-    return [modules[name] for name in sorted(modules)]
+    return [modules[name] for name in sorted(modules)] if sort else [*modules.values()]
 
 
 def _is_marked(module: types.ModuleType) -> bool:

@@ -19,7 +19,6 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
-from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 import toolcall
 from toolcall._names import FORMATS, TOOL_NAME_RULE, valid_tool_name
 from toolcall._version import __version__
+from toolcall.cli import serve
 from toolcall.cli.imports import (
     UserCodeError,
     describe_exception,
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "watch":
             return _run_watch(args)
         if args.command == "serve-mcp":
-            return _run_serve_mcp(args)
+            return serve.run(args, CliError, _reported_warnings)
         if args.command == "check":
             from toolcall.cli.check import check
 
@@ -65,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             out=args.out,
             paths=args.path,
         )
+    except serve.UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
     except (CliError, UserCodeError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
@@ -258,62 +261,6 @@ def _run_watch(args: argparse.Namespace) -> int:
 # -- serve-mcp --------------------------------------------------------------------------
 
 
-def _run_serve_mcp(args: argparse.Namespace) -> int:
-    """Serve until the client leaves (stdio) or Ctrl-C (http); both are a clean exit."""
-    try:
-        import anyio
-
-        from toolcall import mcp
-    except ImportError as exc:
-        missing = exc.name or getattr(exc.__cause__, "name", None) or ""
-        if missing.partition(".")[0] not in {"anyio", "mcp"}:
-            raise CliError(str(exc)) from None
-        msg = (
-            f"serve-mcp needs the mcp extra (no module {missing!r}): pip install 'pytoolcall[mcp]'"
-        )
-        raise CliError(msg) from None
-    prepare_sys_path()
-    targets = resolve_targets(args.modules, [Path.cwd()])
-    if not targets:
-        msg = f"no marked module under {', '.join(args.modules)}"
-        raise CliError(msg)
-    # The redirect ends before serving: over stdio the SDK claims fd 1 for the protocol and
-    # points it at stderr for the tools itself.
-    with _reported_warnings(), user_output_to_stderr():
-        modules = load_targets(targets)
-        try:
-            server = mcp.build_server(
-                *modules, name=args.name, run_sync_in_thread=args.run_sync_in_thread
-            )
-        except (toolcall.NotAToolModule, ValueError) as exc:
-            raise CliError(str(exc)) from None
-    count = sum(len(toolcall.tool_names(module)) for module in modules)
-
-    def announce(url: str) -> None:
-        noun = "tool" if count == 1 else "tools"
-        print(f"{PROG}: serving {count} {noun} at {url}", file=sys.stderr, flush=True)
-
-    serving = partial(
-        mcp.run_server,
-        server,
-        args.transport,
-        host=args.host,
-        port=args.port,
-        on_listening=announce,
-    )
-    try:
-        anyio.run(serving)
-    except KeyboardInterrupt:
-        return 0
-    except OSError as exc:
-        if args.transport != "http":
-            raise
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        msg = f"cannot serve on {args.host}:{args.port}: {reason}"
-        raise CliError(msg) from None
-    return 0
-
-
 def _port(text: str) -> int:
     try:
         port = int(text)
@@ -418,46 +365,7 @@ def _parser() -> argparse.ArgumentParser:
         "network mounts)",
     )
 
-    serve = commands.add_parser(
-        "serve-mcp",
-        help="serve the tools of marked modules as an MCP server",
-        description="Serve the tools of marked modules as a Model Context Protocol server, over\n"
-        "stdio (for a client that starts the server) or streamable HTTP. Needs the\n"
-        "mcp extra: pip install 'pytoolcall[mcp]'. The current directory is importable.",
-        epilog="examples:\n"
-        "  toolcall serve-mcp myapp.tools.weather myapp.tools.orders\n"
-        "  toolcall serve-mcp myapp.tools.weather --transport http --port 8000",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    serve.add_argument(
-        "modules",
-        nargs="+",
-        metavar="MODULE",
-        help="dotted module names, .py files or directories of the modules to serve",
-    )
-    serve.add_argument(
-        "--transport",
-        choices=("stdio", "http"),
-        default="stdio",
-        help="stdio, or streamable HTTP at http://HOST:PORT/mcp (default: stdio)",
-    )
-    serve.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on, http (default: 127.0.0.1)"
-    )
-    serve.add_argument(
-        "--port",
-        type=_port,
-        default=8000,
-        help="port to listen on, http; 0 picks a free one (default: 8000)",
-    )
-    serve.add_argument(
-        "--name", default="toolcall", help="server name shown to clients (default: toolcall)"
-    )
-    serve.add_argument(
-        "--run-sync-in-thread",
-        action="store_true",
-        help="run plain (non-async) tools in worker threads, for tools that block",
-    )
+    serve.add_parser(commands, _port)
     return parser
 
 

@@ -1,75 +1,57 @@
-"""Serve tool modules as a Model Context Protocol server, on the official ``mcp`` SDK (2.x).
-
->>> from toolcall.mcp import serve
->>> serve("myapp.tools.weather", "myapp.tools.orders")                   # doctest: +SKIP
->>> serve("myapp.tools.weather", transport="http", port=8000)            # doctest: +SKIP
-
-or from a shell: ``toolcall serve-mcp myapp.tools.weather --transport http``.
+"""The MCP server itself: the SDK's low-level ``Server`` with toolcall's two handlers.
 
 Everything a request needs is prepared when the server is built: ``tools/list`` answers with
-the precomputed MCP variant (``Toolbox.emit("mcp")``), so no schema is rendered per request,
-and ``tools/call`` goes through ``Toolbox.arun``, which runs a plain function inline on the
-event loop (no thread hop; pass ``run_sync_in_thread=True`` for tools that block).
+the precomputed MCP variant (``Toolbox.emit("mcp")``, or the strict one), so no schema is
+rendered per request, and ``tools/call`` goes through ``Toolbox.run``/``arun`` under the
+bounds of :mod:`toolcall.mcp.calls`. The SDK's low-level server does not validate arguments
+against ``inputSchema`` (only the request's JSON-RPC shape), so a call is validated once, by
+toolcall.
 
 Results. A successful call's value is encoded with :func:`toolcall.encode_result` and sent as
 text. When the function's return annotation is an object type (a ``dict``, ``TypedDict``,
 dataclass, ``msgspec.Struct``, ``Mapping``) the tool also declares an ``outputSchema`` and the
-result carries the same JSON as
-``structuredContent``. Other return types (lists, scalars, ``X | None``, unions) are text only:
-MCP requires an output schema to describe an object. The output schema describes what
-``encode_result`` writes (a ``Decimal`` as a number, a naive ``datetime`` without an offset, a
-renamed Struct under its encoded names); a type written as an array (``NamedTuple``,
-``array_like`` Struct) or one toolcall cannot describe is text only. A value that does not
-encode, or
-an object-annotated tool that returns something else, is reported as an error result; the
-value is otherwise not checked against the annotation.
+result carries the same JSON as ``structuredContent``. Other return types (lists, scalars,
+``X | None``, unions) are text only: MCP requires an output schema to describe an object. The
+output schema describes what ``encode_result`` writes (a ``Decimal`` as a number, a naive
+``datetime`` without an offset, a renamed Struct under its encoded names); a type written as
+an array (``NamedTuple``, ``array_like`` Struct) or one toolcall cannot describe is text
+only. A value that does not encode, or an object-annotated tool that returns something else,
+is reported as an error result; the value is otherwise not checked against the annotation.
 
-Context. A parameter annotated :class:`Context` (or FastMCP's ``Context``, for code written for
-FastMCP) is left out of the schema and receives the request's context, through which an
-``async def`` tool reports progress (``await ctx.report_progress(3, 10)``) and logs to the
-client (``await ctx.info("...")``), as FastMCP tools do.
-
-Errors. A call that ``run`` refuses (unknown tool, bad arguments) or a tool that raises comes
-back as an error result (``isError: true``) whose text is the ``ToolError.message`` a model can
-act on, never as a protocol error.
+Errors. A call that ``run`` refuses (unknown tool, bad arguments), a tool that raises
+(anything, ``BaseException`` included) or a call refused by a limit comes back as an error
+result (``isError: true``) whose text is the ``ToolError.message`` a model can act on, never
+as a protocol error; with ``brief_errors`` the text is only the kind and the request id.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-import socket
 import types
+import uuid
 import warnings
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
+import anyio
+import mcp.types as mcp_types
 import msgspec
-
-try:
-    import anyio
-    import anyio.to_thread
-    import mcp.types as mcp_types
-    from mcp.server import Server, ServerRequestContext
-    from mcp.server.stdio import stdio_server
-except ImportError as exc:
-    if exc.name == "mcp":
-        msg = "toolcall.mcp needs the mcp package: pip install 'pytoolcall[mcp]'"
-    else:
-        msg = f"toolcall.mcp needs mcp 2 or later ({exc}): pip install -U 'pytoolcall[mcp]'"
-    raise ImportError(msg) from exc
+from mcp.server import Server, ServerRequestContext
 
 import toolcall
 from toolcall import ir
 from toolcall._pipeline import lookup
 from toolcall.adapters._common import specs
+from toolcall.mcp.calls import CallLimits, Calls
 
-__all__ = ["Context", "build_server", "run_server", "serve"]
+__all__ = ["REQUEST_ID_HEADER", "Context", "Member", "build_server", "calls_of"]
 
 Member = types.ModuleType | str | Callable[..., Any]
-Transport = Literal["stdio", "http"]
-TRANSPORTS: tuple[Transport, ...] = ("stdio", "http")
+
+REQUEST_ID_HEADER = "x-request-id"
+"""The header the HTTP layer stamps on every request: the id its access log names."""
 
 _log = logging.getLogger("toolcall")
 
@@ -80,27 +62,38 @@ def build_server(
     version: str | None = None,
     instructions: str | None = None,
     run_sync_in_thread: bool = False,
+    strict: bool = False,
+    limits: CallLimits | None = None,
 ) -> Server[Any]:
     """An MCP server (the SDK's low-level ``mcp.server.Server``) for the tools of ``members``.
 
     ``members`` are what :class:`toolcall.Toolbox` takes: marked modules, their dotted names,
-    plain functions; a duplicate tool name raises ``ValueError``. Run the server with
-    :func:`run_server`, or with any transport of the SDK (``server.run(read, write,
-    server.create_initialization_options())``, ``server.streamable_http_app()``).
-    ``run_sync_in_thread=True`` runs plain (non-``async``) tools in a worker thread, for
-    tools that block; by default they run inline, which is faster for tools that do not.
+    plain functions; a duplicate tool name raises ``ValueError``. ``tools/list`` follows the
+    order of ``members``, tools in definition order. Run the server with
+    :func:`~toolcall.mcp.run_server`, or with any transport of the SDK (``server.run(read,
+    write, server.create_initialization_options())``, ``server.streamable_http_app()``).
+
+    ``strict=True`` lists the strict variant (``emit(..., strict=True)``), for clients that
+    decode with a grammar; calls are dispatched the same way (a ``null`` for an optional
+    argument means "absent"). ``run_sync_in_thread=True`` runs plain (non-``async``) tools on
+    a bounded pool of daemon threads (``limits.threads``, 16 unless set), for tools that
+    block; by default they run inline, which is fastest for tools that do not. ``limits``
+    bounds concurrent calls and their duration (see :class:`~toolcall.mcp.CallLimits`).
     ``version`` (the ``serverInfo`` version clients see) defaults to toolcall's own.
     """
     box = toolcall.Toolbox(*members)
     tools = _tools(members)
     structured: set[str] = set()
     listing: list[mcp_types.Tool] = []
-    for definition in box.emit("mcp"):
+    for definition in box.emit("mcp", strict=strict):
         tool = tools.get(definition["name"])
         schema = _output_schema(tool) if tool is not None else None
         if schema is not None:
             structured.add(definition["name"])
         listing.append(mcp_types.Tool.model_validate({**definition, "outputSchema": schema}))
+    limits = limits or CallLimits()
+    if run_sync_in_thread and limits.threads is None:
+        limits.threads = 16
     threaded = frozenset(
         name for name, tool in tools.items() if run_sync_in_thread and not tool.is_async
     )
@@ -109,81 +102,29 @@ def build_server(
         for spec in specs(box, "mcp", False, _is_context, None)
         if spec.contexts
     }
-    handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts)
-    return Server(
+    calls = Calls(limits)
+    handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts, calls)
+    server: Server[Any] = Server(
         name,
         version=toolcall.__version__ if version is None else version,
         instructions=instructions,
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
     )
+    server.toolcall_calls = calls  # type: ignore[attr-defined]  # read by calls_of
+    return server
 
 
-async def run_server(
-    server: Server[Any],
-    transport: Transport = "stdio",
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    path: str = "/mcp",
-    on_listening: Callable[[str], object] | None = None,
-) -> None:
-    """Serve ``server`` until the client leaves (stdio) or the process is interrupted (http).
-
-    ``transport="stdio"`` speaks on the process's stdin/stdout (the SDK points fd 1 at stderr
-    meanwhile, so a stray ``print`` in a tool cannot corrupt the stream). ``"http"`` serves
-    streamable HTTP at ``http://host:port/path`` with uvicorn; ``port=0`` picks a free port.
-    The socket is bound before serving, so a taken port raises ``OSError`` here, and
-    ``on_listening`` is then called with the URL (the real port included).
-    """
-    if transport == "stdio":
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-        return
-    _check_transport(transport)
-    import uvicorn
-
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.create_server((host, port), family=family) as sock:
-        bound = sock.getsockname()[1]
-        app = server.streamable_http_app(streamable_http_path=path, host=host)
-        config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
-        if on_listening is not None:
-            shown = f"[{host}]" if family == socket.AF_INET6 else host
-            on_listening(f"http://{shown}:{bound}{path}")
-        await uvicorn.Server(config).serve(sockets=[sock])
-
-
-def serve(
-    *members: Member,
-    transport: Transport = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    path: str = "/mcp",
-    name: str = "toolcall",
-    run_sync_in_thread: bool = False,
-    on_listening: Callable[[str], object] | None = None,
-) -> None:
-    """Build a server for ``members`` (see :func:`build_server`) and serve it (see
-    :func:`run_server`); blocks until the server stops."""
-    _check_transport(transport)
-    server = build_server(*members, name=name, run_sync_in_thread=run_sync_in_thread)
-    serving = partial(
-        run_server, server, transport, host=host, port=port, path=path, on_listening=on_listening
-    )
-    anyio.run(serving)
-
-
-def _check_transport(transport: str) -> None:
-    if transport not in TRANSPORTS:
-        msg = f"unknown transport {transport!r}; expected one of: {', '.join(TRANSPORTS)}"
-        raise ValueError(msg)
+def calls_of(server: Server[Any]) -> Calls | None:
+    """The call accounting of a server :func:`build_server` made (None for another)."""
+    found = getattr(server, "toolcall_calls", None)
+    return found if isinstance(found, Calls) else None
 
 
 class _Handlers:
     """The two request handlers, closed over what was prepared at construction."""
 
-    __slots__ = ("_box", "_contexts", "_listing", "_structured", "_threaded")
+    __slots__ = ("_box", "_calls", "_contexts", "_listing", "_structured", "_threaded")
 
     def __init__(
         self,
@@ -192,12 +133,14 @@ class _Handlers:
         structured: frozenset[str],
         threaded: frozenset[str],
         contexts: dict[str, tuple[str, ...]],
+        calls: Calls,
     ) -> None:
         self._box = box
         self._listing = listing
         self._structured = structured
         self._threaded = threaded
         self._contexts = contexts
+        self._calls = calls
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -211,30 +154,58 @@ class _Handlers:
         args = {} if params.arguments is None else params.arguments
         names = self._contexts.get(name)
         inject = dict.fromkeys(names, Context(ctx)) if names else None
-        if name in self._threaded:
-            run = partial(self._box.run, name, args, inject=inject)
-            result = await anyio.to_thread.run_sync(run)
-        else:
-            result = await self._box.arun(name, args, inject=inject)
+        box = self._box
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        request_id = None if headers is None else headers.get(REQUEST_ID_HEADER)
+        if request_id is None:
+            request_id = uuid.uuid4().hex[:16]
+        receive = getattr(request, "receive", None)
+        result = await self._calls.run(
+            name,
+            request_id,
+            name in self._threaded,
+            partial(box.run, name, args, inject=inject),
+            partial(box.arun, name, args, inject=inject),
+            None if receive is None else partial(_watch_disconnect, receive),
+        )
         if isinstance(result, toolcall.Err):
-            return _error(result.error.message)
+            return self._error(result.error, request_id)
         value = result.value
         try:
             text = toolcall.encode_result(value)
         except Exception as exc:  # the tool's own value: anything can fail to encode
             _log.error("toolcall: the result of %s cannot be encoded as JSON", name, exc_info=True)
-            return _error(f"the tool's result cannot be encoded as JSON: {exc}")
+            message = f"the tool's result cannot be encoded as JSON: {exc}"
+            return self._error(toolcall.ToolError("unencodable", message), request_id)
         content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=text)]
         if name not in self._structured:
             return mcp_types.CallToolResult(content=content)
         structured = msgspec.json.decode(text)
         if type(structured) is not dict:
             _log.error("toolcall: %s returned %s, not an object", name, type(value).__name__)
-            return _error(
+            message = (
                 f"the tool returned {type(value).__name__}, but its return annotation declares "
                 "an object"
             )
+            return self._error(toolcall.ToolError("unencodable", message), request_id)
         return mcp_types.CallToolResult(content=content, structured_content=structured)
+
+    def _error(self, error: toolcall.ToolError, request_id: str) -> mcp_types.CallToolResult:
+        if self._calls.limits.brief_errors:
+            text = f"error: {error.kind} (request {request_id})"
+        else:
+            text = error.message
+        return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=text)], is_error=True)
+
+
+async def _watch_disconnect(receive: Callable[[], Any], scope: anyio.CancelScope) -> None:
+    """Cancel ``scope`` when the HTTP client that sent the call disconnects."""
+    while True:
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            scope.cancel()
+            return
 
 
 class Context:
@@ -306,10 +277,6 @@ def _is_context(hint: Any) -> bool:
         and (klass.__module__ or "").partition(".")[0] in ("toolcall", "fastmcp", "mcp")
         for klass in hint.__mro__
     )
-
-
-def _error(message: str) -> mcp_types.CallToolResult:
-    return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=message)], is_error=True)
 
 
 def _tools(members: tuple[Member, ...]) -> dict[str, ir.Tool]:

@@ -1,0 +1,303 @@
+"""How one ``tools/call`` runs: bounded, timed, isolated, and counted for a graceful shutdown.
+
+A network server must not let one tool decide for everyone. So every call here:
+
+- is refused with kind ``busy`` when the process already runs ``max_calls`` calls, or when a
+  plain tool finds every pool thread taken (it never queues without bound);
+- runs a plain tool on a daemon thread of a bounded pool (or inline, on request): a thread
+  cannot be stopped, so a call that timed out or whose client left gets its answer (or none)
+  at once, while its pool slot stays taken until the thread really ends;
+- gets a ``timeout`` result after the default per-call limit;
+- turns whatever the tool raises, ``BaseException`` included (``KeyboardInterrupt``,
+  ``GeneratorExit``, ``SystemExit``, a custom one), into that call's error result, except the
+  cancellation of the call itself (its client left, or the server stops), which propagates as
+  the SDK expects;
+- is counted, so a shutdown can wait for the calls in flight, refuse new ones (kind
+  ``shutting_down``) and cut off, with an error answer, those still running after the grace
+  period.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from functools import partial
+from typing import Any, Final
+
+import anyio
+
+import toolcall
+
+__all__ = ["CallLimits", "Calls", "ThreadPool"]
+
+_log = logging.getLogger("toolcall")
+access_log: Final = logging.getLogger("toolcall.access")
+"""One line per tool call (and, over HTTP, per request) when ``access_log`` is on."""
+
+_Result = toolcall.Ok[Any] | toolcall.Err
+
+
+class CallLimits:
+    """The per-process bounds on calls (see :func:`toolcall.mcp.build_server`)."""
+
+    __slots__ = ("brief_errors", "log", "max_calls", "threads", "timeout")
+
+    def __init__(
+        self,
+        *,
+        max_calls: int | None = None,
+        threads: int | None = None,
+        timeout: float | None = None,
+        brief_errors: bool = False,
+        log: bool = False,
+    ) -> None:
+        for label, number in (("max_calls", max_calls), ("threads", threads)):
+            if number is not None and (isinstance(number, bool) or number < 1):
+                msg = f"{label} must be a positive number or None, not {number!r}"
+                raise ValueError(msg)
+        if timeout is not None and not timeout > 0:
+            msg = f"timeout must be a positive number of seconds or None, not {timeout!r}"
+            raise ValueError(msg)
+        self.max_calls = max_calls
+        self.threads = threads
+        self.timeout = timeout
+        self.brief_errors = brief_errors
+        self.log = log
+
+
+class ThreadPool:
+    """``size`` daemon threads for plain tools; a job is admitted only when one is free.
+
+    Daemon threads, so a tool that never returns cannot hold the process at exit; a slot is
+    counted free when its thread finishes the job, not when the caller stops waiting.
+    """
+
+    __slots__ = ("_busy", "_jobs", "_lock", "_started", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._busy = 0
+        self._started = 0
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+
+    @property
+    def busy(self) -> int:
+        """Threads running a job now (abandoned jobs included)."""
+        return self._busy
+
+    def submit(
+        self, job: Callable[[], _Result], failed: Callable[[BaseException], _Result]
+    ) -> asyncio.Future[_Result] | None:
+        """Run ``job`` on a pool thread; None (start nothing) when every thread is busy.
+
+        Whatever ``job`` raises becomes ``failed(exc)`` there, in the thread: an exception
+        thrown into the awaiting task would be a ``KeyboardInterrupt`` or ``SystemExit``
+        for the event loop itself, or a ``GeneratorExit`` the coroutine may not survive.
+        """
+        with self._lock:
+            if self._busy >= self.size:
+                return None
+            self._busy += 1
+            start = self._started < self._busy
+            if start:
+                self._started += 1
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[_Result] = loop.create_future()
+
+        def work() -> None:
+            try:
+                result = job()
+            except BaseException as exc:  # the tool's: this call's error result
+                result = failed(exc)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+            loop.call_soon_threadsafe(settle, result)
+
+        def settle(result: _Result) -> None:
+            if not future.done():  # the caller may have left
+                future.set_result(result)
+
+        self._jobs.put(work)
+        if start:
+            threading.Thread(target=self._serve, name="toolcall-mcp", daemon=True).start()
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            self._jobs.get()()
+
+
+class Calls:
+    """The calls of one server process: admission, running, accounting, shutdown."""
+
+    __slots__ = ("_idle", "_scopes", "draining", "limits", "lost", "pool", "running")
+
+    def __init__(self, limits: CallLimits) -> None:
+        self.limits = limits
+        self.pool = None if limits.threads is None else ThreadPool(limits.threads)
+        self.running = 0
+        self.draining = False
+        self.lost = 0
+        self._scopes: set[anyio.CancelScope] = set()
+        self._idle: anyio.Event | None = None
+
+    async def run(
+        self,
+        name: str,
+        request_id: str,
+        threaded: bool,
+        sync: Callable[[], _Result],
+        coroutine: Callable[[], Awaitable[_Result]],
+        gone: Callable[[anyio.CancelScope], Coroutine[Any, Any, None]] | None,
+    ) -> _Result:
+        """Run one call under the limits; ``gone`` watches for its client leaving."""
+        started = time.perf_counter()
+        try:
+            result = await self._admit(name, threaded, sync, coroutine, gone)
+        except anyio.get_cancelled_exc_class():  # the SDK cancelled it: its client left
+            if self.limits.log:
+                self._log(request_id, name, "cancelled", started, "")
+            raise
+        if self.limits.log:
+            if isinstance(result, toolcall.Ok):
+                self._log(request_id, name, "ok", started, "")
+            else:
+                error = result.error
+                self._log(request_id, name, error.kind, started, f" message={error.message!r}")
+        return result
+
+    @staticmethod
+    def _log(request_id: str, name: str, kind: str, started: float, detail: str) -> None:
+        elapsed = (time.perf_counter() - started) * 1000
+        access_log.info(
+            "call id=%s tool=%s outcome=%s ms=%.1f%s", request_id, name, kind, elapsed, detail
+        )
+
+    async def _admit(
+        self,
+        name: str,
+        threaded: bool,
+        sync: Callable[[], _Result],
+        coroutine: Callable[[], Awaitable[_Result]],
+        gone: Callable[[anyio.CancelScope], Coroutine[Any, Any, None]] | None,
+    ) -> _Result:
+        if self.draining:
+            return _refused("shutting_down", "the server is shutting down; retry on another")
+        limit = self.limits.max_calls
+        if limit is not None and self.running >= limit:
+            return _refused("busy", f"the server is running {limit} calls already; retry later")
+        self.running += 1
+        try:
+            return await self._guarded(name, threaded, sync, coroutine, gone)
+        finally:
+            self.running -= 1
+            if self.running == 0 and self._idle is not None:
+                self._idle.set()
+
+    async def _guarded(
+        self,
+        name: str,
+        threaded: bool,
+        sync: Callable[[], _Result],
+        coroutine: Callable[[], Awaitable[_Result]],
+        gone: Callable[[anyio.CancelScope], Coroutine[Any, Any, None]] | None,
+    ) -> _Result:
+        timeout = self.limits.timeout
+        with anyio.CancelScope() as scope:
+            self._scopes.add(scope)
+            try:
+                async with anyio.create_task_group() as group:
+                    if gone is not None:
+                        group.start_soon(gone, scope)
+                    try:
+                        with anyio.fail_after(timeout):
+                            result = await self._call(name, threaded, sync, coroutine)
+                    finally:
+                        group.cancel_scope.cancel()
+                return result
+            except BaseException as exc:
+                found = _first(exc) if isinstance(exc, BaseExceptionGroup) else exc
+                if isinstance(found, TimeoutError) and timeout is not None:
+                    return toolcall.Err(toolcall.ToolError.timeout(timeout))
+                if isinstance(found, anyio.get_cancelled_exc_class()) and _being_cancelled():
+                    raise
+                return _failed(name, found)
+            finally:
+                self._scopes.discard(scope)
+        # this call's own scope was cancelled: its client left, or the shutdown cut it off
+        if self.draining:
+            self.lost += 1
+            return _refused("shutting_down", "the server shut down before the call finished")
+        return _refused("cancelled", "the client went away; the call was cancelled")
+
+    async def _call(
+        self,
+        name: str,
+        threaded: bool,
+        sync: Callable[[], _Result],
+        coroutine: Callable[[], Awaitable[_Result]],
+    ) -> _Result:
+        if not threaded:
+            return await coroutine()
+        assert self.pool is not None
+        future = self.pool.submit(sync, partial(_failed, name))
+        if future is None:
+            size = self.pool.size
+            return _refused("busy", f"all {size} tool threads are busy; retry later")
+        return await future
+
+    async def drain(self, grace: float) -> None:
+        """Refuse new calls, let the running ones finish for ``grace`` seconds, then cut
+        off the rest (their callers get a ``shutting_down`` error; each counts as lost)."""
+        self.draining = True
+        if self.running:
+            self._idle = anyio.Event()
+            with anyio.move_on_after(grace):
+                await self._idle.wait()
+        for scope in list(self._scopes):
+            scope.cancel()
+        while self.running:
+            await anyio.sleep(0.01)
+
+    @property
+    def stuck_threads(self) -> int:
+        """Pool threads still running a tool (which nothing can stop)."""
+        return 0 if self.pool is None else self.pool.busy
+
+
+def _being_cancelled() -> bool:
+    """True when the current task is being cancelled from outside (not by the tool itself)."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return True
+    return task is None or task.cancelling() > 0
+
+
+def _first(group: BaseExceptionGroup[Any]) -> BaseException:
+    found: BaseException = group
+    while isinstance(found, BaseExceptionGroup) and found.exceptions:
+        found = found.exceptions[0]
+    return found
+
+
+def _failed(name: str, exc: BaseException) -> toolcall.Err:
+    _log.error("toolcall: tool %s raised %s", name, type(exc).__name__, exc_info=exc)
+    return toolcall.Err(_raised(exc))
+
+
+def _raised(exc: BaseException) -> toolcall.ToolError:
+    text = str(exc)
+    reason = type(exc).__name__
+    message = f"the tool raised {reason}: {text}" if text else f"the tool raised {reason}"
+    return toolcall.ToolError("raised", message, reason=reason, value=text)
+
+
+def _refused(kind: str, message: str) -> toolcall.Err:
+    return toolcall.Err(toolcall.ToolError(kind, message))

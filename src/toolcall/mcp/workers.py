@@ -1,0 +1,112 @@
+"""``workers=N``: N processes serving one socket, uvicorn's own worker model.
+
+The parent binds the socket, then uvicorn's supervisor spawns the workers, restarts one
+that dies, and on SIGTERM or SIGINT passes the signal on and waits for each to drain. A
+worker is a fresh interpreter (same flags, ``-OO`` included): it imports the modules by
+name, which reads the cache entries the parent's import wrote or found (a warm start),
+and rebuilds the server from a description in an environment variable, which holds where
+the token is, never the token.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import sys
+from typing import Any
+
+import msgspec
+
+from toolcall.mcp.auth import AuthSource
+from toolcall.mcp.calls import CallLimits
+from toolcall.mcp.http import (
+    Front,
+    HttpOptions,
+    bind,
+    build_app,
+    log_to_stderr,
+    served_url,
+    uvicorn_config,
+)
+from toolcall.mcp.server import build_server
+
+__all__ = ["WorkerSpec", "serve_workers", "worker_app"]
+
+ENV = "TOOLCALL_MCP_WORKER"
+
+
+class WorkerSpec(msgspec.Struct, kw_only=True):
+    """What a worker needs to build the same server as its parent."""
+
+    modules: list[str]
+    name: str = "toolcall"
+    strict: bool = False
+    run_sync_in_thread: bool = True
+    max_calls: int | None = None
+    threads: int | None = None
+    timeout: float | None = None
+    brief_errors: bool = False
+    auth: dict[str, Any] | None = None
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    sys_path: list[str] = msgspec.field(default_factory=list)
+    url: str = ""
+
+
+def _options_dict(options: HttpOptions) -> dict[str, Any]:
+    skip = {"auth", "extra_routes"}
+    return {
+        f.name: getattr(options, f.name) for f in dataclasses.fields(options) if f.name not in skip
+    }
+
+
+def serve_workers(
+    spec: WorkerSpec, options: HttpOptions, source: AuthSource | None, on_listening: Any = None
+) -> int:
+    """Serve with ``options.workers`` processes until SIGTERM or SIGINT; 0, or 1 if a
+    worker lost a call (or died)."""
+    from uvicorn.supervisors.multiprocess import Multiprocess
+
+    options.check()
+    with bind(options) as sock:
+        spec.url = served_url(options, sock.getsockname()[1])
+        spec.options = {**_options_dict(options), "port": sock.getsockname()[1]}
+        spec.auth = None if source is None else dataclasses.asdict(source)
+        spec.sys_path = [*sys.path]
+        os.environ[ENV] = msgspec.json.encode(spec).decode()
+        config = uvicorn_config(
+            "toolcall.mcp.workers:worker_app", options, factory=True, workers=options.workers
+        )
+        if on_listening is not None:
+            on_listening(spec.url)
+        supervisor = Multiprocess(config, sockets=[sock])
+        supervisor.run()
+    return 0 if all(process.exitcode == 0 for process in supervisor.processes) else 1
+
+
+def worker_app() -> Front:
+    """uvicorn's app factory in a worker: the parent's server, rebuilt."""
+    spec = msgspec.json.decode(os.environ[ENV], type=WorkerSpec)
+    sys.path[:0] = [entry for entry in spec.sys_path if entry not in sys.path]
+    modules = [importlib.import_module(name) for name in spec.modules]
+    limits = CallLimits(
+        max_calls=spec.max_calls,
+        threads=spec.threads,
+        timeout=spec.timeout,
+        brief_errors=spec.brief_errors,
+        log=bool(spec.options.get("access_log")),
+    )
+    server = build_server(
+        *modules,
+        name=spec.name,
+        strict=spec.strict,
+        run_sync_in_thread=spec.run_sync_in_thread,
+        limits=limits,
+    )
+    options = HttpOptions(**spec.options)
+    options.auth = None if spec.auth is None else AuthSource(**spec.auth).build()
+    if options.access_log:
+        log_to_stderr()
+    front = build_app(server, options, spec.url)
+    front.exit_when_done = True
+    return front

@@ -1,0 +1,83 @@
+"""Tools for the production-server tests: quick, slow, failing in every way a tool can."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import anyio
+
+__toolcall__ = True
+
+
+class Custom(BaseException):
+    """A BaseException a library might define."""
+
+
+def tag(n: int) -> dict[str, int]:
+    """Echo a number with the serving process id.
+
+    Args:
+        n: the number to echo back
+    """
+    return {"n": n, "pid": os.getpid()}
+
+
+def add(a: int, b: int = 1) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def nap(seconds: float) -> str:
+    """Sleep in a plain function (blocks its thread)."""
+    time.sleep(seconds)
+    return "slept"
+
+
+async def anap(seconds: float) -> str:
+    """Sleep in an async function."""
+    await anyio.sleep(seconds)
+    return "slept"
+
+
+def hold(marker: str, seconds: float) -> str:
+    """Block its thread for ``seconds``; the marker file exists while it runs."""
+    open(marker, "w").close()
+    try:
+        time.sleep(seconds)
+    finally:
+        os.remove(marker)
+    return "done"
+
+
+async def ahold(marker: str, seconds: float) -> str:
+    """Wait ``seconds``; the marker file exists while it runs (a cancel removes it too)."""
+    open(marker, "w").close()
+    try:
+        await anyio.sleep(seconds)
+    finally:
+        os.remove(marker)
+    return "done"
+
+
+def explode(kind: str) -> str:
+    """Raise a BaseException of the kind named."""
+    errors: dict[str, BaseException] = {
+        "keyboard": KeyboardInterrupt(),
+        "generator": GeneratorExit(),
+        "custom": Custom("custom"),
+        "exit": SystemExit(3),
+        "secret": ValueError("password=hunter2"),
+    }
+    raise errors[kind]
+
+
+async def aexplode(kind: str) -> str:
+    """Raise a BaseException of the kind named, from an async tool."""
+    return explode(kind)
+
+
+async def slow_tag(n: int, seconds: float) -> dict[str, int]:
+    """Echo a number with the serving process id, after a wait."""
+    await anyio.sleep(seconds)
+    return {"n": n, "pid": os.getpid()}

@@ -1,0 +1,269 @@
+"""Issue 24: what a red team found, each through a real ``serve-mcp`` on loopback.
+
+Counts and outcomes only: a wait is bounded (it fails the test when it runs out), never a
+measure of speed.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+import pytest
+from served import JSON_HEADERS, Served, modern_call, modern_headers, rpc, serving
+
+from toolcall.mcp import HttpOptions, is_loopback
+from toolcall.mcp.http import _security
+
+GUARD_ARGS = (
+    *("--threads", "1", "--call-timeout", "8", "--access-log", "--brief-errors"),
+    *("--max-sessions", "2", "--session-idle-timeout", "2", "--body-timeout", "1"),
+    *("--header-timeout", "3", "--max-connections", "4"),
+)
+
+
+@pytest.fixture(scope="module")
+def guard() -> Iterator[Served]:
+    with serving("prodtools", *GUARD_ARGS) as served:
+        yield served
+
+
+def until(found: Callable[[], Any], seconds: float = 40) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        value = found()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition did not hold in time")
+        time.sleep(0.05)
+
+
+def call(served: Served, name: str, arguments: dict[str, Any], id: Any = 1) -> tuple[bool, str]:
+    answer = httpx2.post(
+        served.url,
+        headers=modern_headers(name=name),
+        json=modern_call(name, arguments, id),
+        timeout=60,
+    )
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    return result["isError"], result["content"][0]["text"]
+
+
+def raw(
+    served: Served, data: bytes, headers: dict[str, str], length: int | None = None
+) -> socket.socket:
+    """A POST to the MCP path sent by hand, left open (the caller closes it)."""
+    parts = urlsplit(served.url)
+    assert parts.hostname is not None
+    assert parts.port is not None
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
+    fields = {
+        "Host": parts.netloc,
+        **JSON_HEADERS,
+        **headers,
+        "Content-Length": str(len(data) if length is None else length),
+    }
+    head = "POST /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in fields.items())
+    sock.sendall(head.encode() + b"\r\n" + data)
+    return sock
+
+
+def calls_logged(served: Served, tool: str, outcome: str) -> list[str]:
+    return [line for line in served.access("call") if f"tool={tool} outcome={outcome}" in line]
+
+
+# -- a tool cannot stop or break the server ---------------------------------------------
+
+
+def test_no_exception_stops_or_breaks_the_server(guard: Served) -> None:
+    outcomes = {
+        (tool, kind): call(guard, tool, {"kind": kind})
+        for tool in ("explode", "aexplode")
+        for kind in ("keyboard", "generator", "custom", "exit", "secret")
+    }
+    kinds = {key: text.split()[1] for key, (error, text) in outcomes.items() if error}
+    expected = {"keyboard": "raised", "generator": "raised", "custom": "raised"}
+    expected |= {"exit": "exited", "secret": "raised"}
+    assert kinds == {(tool, kind): expected[kind] for tool, kind in outcomes}
+    assert call(guard, "add", {"a": 2}) == (False, "3")
+    assert guard.process.poll() is None
+    # callers get the kind and the request id only; the log keeps the text
+    _error, text = outcomes["explode", "secret"]
+    assert "hunter2" not in text
+    request_id = text.rsplit(" ", 1)[1].rstrip(")")
+    (line,) = [line for line in guard.access("call") if f"id={request_id} " in line]
+    assert "outcome=raised" in line
+    assert "password=hunter2" in line
+
+
+def test_a_call_over_its_time_gets_timeout(guard: Served) -> None:
+    error, text = call(guard, "anap", {"seconds": 60})
+    assert (error, text.split()[1]) == (True, "timeout")
+
+
+# -- calls whose client left; a full pool --------------------------------------------
+
+
+def _leave_after_start(guard: Served, tool: str, marker: Path, seconds: float) -> None:
+    body = json.dumps(modern_call(tool, {"marker": str(marker), "seconds": seconds})).encode()
+    sock = raw(guard, body, modern_headers(name=tool))
+    until(marker.exists)
+    sock.close()
+
+
+def test_an_async_call_whose_client_left_is_cancelled(guard: Served, tmp_path: Path) -> None:
+    marker = tmp_path / "async-running"
+    _leave_after_start(guard, "ahold", marker, 60)
+    until(lambda: calls_logged(guard, "ahold", "cancelled"))
+    assert not marker.exists()  # the tool's own finally ran: it was cancelled, not left
+
+
+def test_a_thread_keeps_its_slot_until_it_ends(guard: Served, tmp_path: Path) -> None:
+    marker = tmp_path / "thread-running"
+    _leave_after_start(guard, "hold", marker, 15)
+    until(lambda: calls_logged(guard, "hold", "cancelled"))
+    error, text = call(guard, "add", {"a": 1})  # the one thread still runs `hold`
+    assert (error, text.split()[1]) == (True, "busy")
+    assert marker.exists()
+    until(lambda: call(guard, "add", {"a": 1}) == (False, "2"))
+    assert not marker.exists()
+
+
+# -- bounded resources -------------------------------------------------------------------
+
+
+def _initialize(url: str) -> httpx2.Response:
+    params = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "tests", "version": "0"},
+    }
+    return httpx2.post(url, headers=JSON_HEADERS, json=rpc("initialize", params), timeout=30)
+
+
+def test_sessions_are_capped_and_expire(guard: Served) -> None:
+    statuses = [_initialize(guard.url).status_code for _ in range(3)]
+    assert statuses == [200, 200, 503]
+    until(lambda: _initialize(guard.url).status_code == 200)  # idle ones expired
+
+
+def test_connections_are_capped(guard: Served) -> None:
+    parts = urlsplit(guard.url)
+    assert parts.hostname is not None
+    assert parts.port is not None
+    silent = [socket.create_connection((parts.hostname, parts.port), timeout=30) for _ in range(4)]
+    try:
+        assert httpx2.get(f"{guard.base}/healthz", timeout=30).status_code == 503
+    finally:
+        for sock in silent:
+            sock.close()
+    until(lambda: httpx2.get(f"{guard.base}/healthz", timeout=30).status_code == 200)
+
+
+def test_a_silent_connection_is_closed(guard: Served) -> None:
+    parts = urlsplit(guard.url)
+    assert parts.hostname is not None
+    assert parts.port is not None
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\n")  # and never the rest
+        assert sock.recv(1024) == b""  # closed by the server, within the socket's 30 s
+
+
+def test_a_slow_body_gets_408(guard: Served) -> None:
+    with raw(guard, b'{"jsonrpc"', modern_headers(name="add"), length=200) as sock:
+        answer = sock.recv(1024)
+    assert answer.startswith(b"HTTP/1.1 408 ")
+
+
+@pytest.mark.parametrize("bad", [{"a": 1}, 1.5, True, [1]])
+def test_a_request_id_that_is_not_a_string_or_integer_gets_an_error(
+    guard: Served, bad: Any
+) -> None:
+    answer = httpx2.post(
+        guard.url, headers=modern_headers(name="add"), json=modern_call("add", {"a": 1}, bad)
+    )
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request: id must be a string or an integer"},
+    }
+    assert call(guard, "add", {"a": 1}, "a-string") == (False, "2")
+
+
+def test_every_request_gets_an_id_and_a_log_line(guard: Served) -> None:
+    answer = httpx2.get(f"{guard.base}/healthz", timeout=30)
+    request_id = answer.headers["x-request-id"]
+    guard.wait_for(lambda lines: any(f"id={request_id} " in line for line in lines))
+    (line,) = [line for line in guard.access("request") if f"id={request_id} " in line]
+    assert "method=GET path=/healthz status=200" in line
+
+
+def test_the_access_log_never_shows_arguments(guard: Served) -> None:
+    assert call(guard, "tag", {"n": 987654321})[0] is False
+    guard.wait_for(lambda lines: any("tool=tag outcome=ok" in line for line in lines))
+    assert not [line for line in guard.lines if "987654321" in line]
+
+
+# -- DNS rebinding, however loopback is spelled ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("127.1", True),
+        ("127.255.255.254", True),
+        ("::1", True),
+        ("0:0:0:0:0:0:0:1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("LOCALHOST", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("10.0.0.1", False),
+        ("128.0.0.1", False),
+        ("example.com", False),
+    ],
+)
+def test_every_loopback_spelling_is_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+    settings = _security(HttpOptions(host=host))
+    assert settings.enable_dns_rebinding_protection is loopback
+
+
+def test_allowed_hosts_turn_the_check_on_elsewhere() -> None:
+    settings = _security(HttpOptions(host="0.0.0.0", allowed_hosts=["mcp.example.com"]))
+    assert settings.enable_dns_rebinding_protection
+    assert settings.allowed_hosts == ["mcp.example.com"]
+
+
+@pytest.fixture(scope="module", params=["127.0.0.2", "0:0:0:0:0:0:0:1"])
+def spelled(request: pytest.FixtureRequest) -> Iterator[Served]:
+    with serving("prodtools", "--host", request.param) as served:
+        yield served
+
+
+def test_rebinding_is_refused_on_any_loopback_spelling(spelled: Served) -> None:
+    headers = modern_headers(name="add")
+    body = modern_call("add", {"a": 1})
+    own = urlsplit(spelled.url).netloc
+
+    def status(**extra: str) -> int:
+        sent = {**headers, **extra}
+        return httpx2.post(spelled.url, headers=sent, json=body, timeout=30).status_code
+
+    assert status(Host="evil.example") == 421
+    assert status(Host="evil.example", Origin="http://evil.example") == 421
+    assert status(Origin="http://evil.example") == 403
+    assert status(Host=own) == 200
+    assert status(Host=own, Origin=f"http://{own}") == 200
