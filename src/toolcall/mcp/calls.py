@@ -212,9 +212,11 @@ class Calls:
         with anyio.CancelScope() as scope:
             self._scopes.add(scope)
             try:
+                if gone is None:
+                    with anyio.fail_after(timeout):
+                        return await self._call(name, threaded, sync, coroutine)
                 async with anyio.create_task_group() as group:
-                    if gone is not None:
-                        group.start_soon(gone, scope)
+                    group.start_soon(gone, scope)
                     try:
                         with anyio.fail_after(timeout):
                             result = await self._call(name, threaded, sync, coroutine)

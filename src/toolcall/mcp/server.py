@@ -39,6 +39,7 @@ import anyio
 import mcp.types as mcp_types
 import msgspec
 from mcp.server import Server, ServerRequestContext
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 import toolcall
 from toolcall import ir
@@ -54,6 +55,8 @@ REQUEST_ID_HEADER = "x-request-id"
 """The header the HTTP layer stamps on every request: the id its access log names."""
 
 _log = logging.getLogger("toolcall")
+_VERSION_HEADER = "mcp-protocol-version"
+_WATCHED = frozenset({None, *HANDSHAKE_PROTOCOL_VERSIONS})
 
 
 def build_server(
@@ -160,7 +163,11 @@ class _Handlers:
         request_id = None if headers is None else headers.get(REQUEST_ID_HEADER)
         if request_id is None:
             request_id = uuid.uuid4().hex[:16]
-        receive = getattr(request, "receive", None)
+        # the 2026 protocol's requests are cancelled by the SDK when their client leaves;
+        # the 2025 ones (an SSE stream, or none) are watched here
+        receive = None
+        if headers is not None and headers.get(_VERSION_HEADER) in _WATCHED:
+            receive = getattr(request, "receive", None)
         result = await self._calls.run(
             name,
             request_id,
