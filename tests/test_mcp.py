@@ -686,3 +686,11 @@ async def test_cli_lists_modules_in_command_line_order(tmp_path: Path) -> None:
         async with Client(params) as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
     assert names == ["zebra", "aardvark"]
+
+
+def test_the_sdk_finds_input_schemas_without_listing(server: Any) -> None:
+    """The 2026 protocol checks Mcp-Param headers against the called tool's schema; the
+    server hands it over directly (the SDK would otherwise run tools/list on every call)."""
+    schema = server.get_tool_input_schema("get_weather")
+    assert schema == toolcall.emit(examples.weather, "mcp")[0]["inputSchema"]
+    assert server.get_tool_input_schema("no_such_tool") is None

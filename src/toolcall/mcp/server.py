@@ -107,10 +107,14 @@ def build_server(
     }
     calls = Calls(limits)
     handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts, calls)
+    # what the 2026 protocol checks Mcp-Param headers against; without it the SDK runs the
+    # whole tools/list handler for every tools/call
+    schemas = {tool.name: tool.input_schema for tool in listing}
     server: Server[Any] = Server(
         name,
         version=toolcall.__version__ if version is None else version,
         instructions=instructions,
+        get_tool_input_schema=schemas.get,
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
     )
