@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
+import anyio.abc
+import anyio.to_thread
 import httpx2
 import pytest
-from served import JSON_HEADERS, Served, modern_call, modern_headers, rpc, serving
+from served import JSON_HEADERS, Served, client, modern_call, modern_headers, rpc, serving
 
 from toolcall.mcp import HttpOptions, is_loopback
 from toolcall.mcp.http import _security
@@ -126,6 +129,31 @@ def test_an_async_call_whose_client_left_is_cancelled(guard: Served, tmp_path: P
     assert not marker.exists()  # the tool's own finally ran: it was cancelled, not left
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_streamed_call_whose_client_left_is_cancelled(
+    guard: Served, tmp_path: Path, anyio_backend: str
+) -> None:
+    """The 2025 protocol (a session, the answer on an SSE stream): the client leaves."""
+    marker = tmp_path / "streamed-running"
+    before = len(calls_logged(guard, "ahold", "cancelled"))
+
+    async def leave_when_started(group: anyio.abc.TaskGroup) -> None:
+        while not marker.exists():
+            await anyio.sleep(0.05)
+        group.cancel_scope.cancel()
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(leave_when_started, group)
+            async with client(guard.url, mode="legacy") as session:
+                await session.call_tool("ahold", {"marker": str(marker), "seconds": 60})
+    await anyio.to_thread.run_sync(
+        until, lambda: len(calls_logged(guard, "ahold", "cancelled")) > before
+    )
+    assert not marker.exists()
+
+
 def test_a_thread_keeps_its_slot_until_it_ends(guard: Served, tmp_path: Path) -> None:
     marker = tmp_path / "thread-running"
     _leave_after_start(guard, "hold", marker, 15)
@@ -175,6 +203,13 @@ def test_a_silent_connection_is_closed(guard: Served) -> None:
     with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
         sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\n")  # and never the rest
         assert sock.recv(1024) == b""  # closed by the server, within the socket's 30 s
+
+
+def test_a_large_body_gets_413(guard: Served) -> None:
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "pad": "' + b"x" * (5 << 20)
+    answer = httpx2.post(guard.url, headers=modern_headers("tools/list"), content=body + b'"}')
+    assert answer.status_code == 413
+    assert call(guard, "add", {"a": 1}) == (False, "2")
 
 
 def test_a_slow_body_gets_408(guard: Served) -> None:

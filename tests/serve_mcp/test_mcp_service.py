@@ -80,16 +80,18 @@ def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) 
 
 def test_calls_past_the_grace_period_are_answered_and_the_exit_says_so(tmp_path: Path) -> None:
     threaded, awaited = tmp_path / "threaded", tmp_path / "awaited"
-    with serving("prodtools", "--grace", "1") as served:
+    with serving("prodtools", "--grace", "1", "--max-calls", "2") as served:
         calls = [
             ("hold", {"marker": str(threaded), "seconds": 120}),
             ("ahold", {"marker": str(awaited), "seconds": 120}),
         ]
         results, threads = _in_threads(served, calls)
         until(lambda: threaded.exists() and awaited.exists())
+        busy = call(served, "add", {"a": 1})
         status = served.stop(signal.SIGTERM)
         for thread in threads:
             thread.join(30)
+    assert busy == (True, "the server is running 2 calls already; retry later")
     cut = (True, "the server shut down before the call finished")
     assert results == [cut, cut]
     assert status == 1  # something was lost; a blocked thread did not hold the process
