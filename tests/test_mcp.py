@@ -694,3 +694,13 @@ def test_the_sdk_finds_input_schemas_without_listing(server: Any) -> None:
     schema = server.get_tool_input_schema("get_weather")
     assert schema == toolcall.emit(examples.weather, "mcp")[0]["inputSchema"]
     assert server.get_tool_input_schema("no_such_tool") is None
+
+
+async def test_run_server_refuses_what_needs_the_cli(server: Any) -> None:
+    """A public bind without auth, and workers (rebuilt per process), are refused here."""
+    public = toolcall.mcp.HttpOptions(host="0.0.0.0", port=0)
+    with pytest.raises(toolcall.mcp.Unprotected, match=r"refusing to serve 0\.0\.0\.0"):
+        await toolcall.mcp.run_server(server, "http", options=public)
+    workers = toolcall.mcp.HttpOptions(port=0, workers=2)
+    with pytest.raises(ValueError, match="serve_workers"):
+        await toolcall.mcp.run_server(server, "http", options=workers)

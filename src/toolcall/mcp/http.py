@@ -450,6 +450,11 @@ async def serve_http(
     import uvicorn
 
     options.check()
+    if options.workers != 1:
+        msg = (
+            "workers > 1 rebuild the server in each process: use toolcall.mcp.workers.serve_workers"
+        )
+        raise ValueError(msg)
     with bind(options) as sock:
         url = served_url(options, sock.getsockname()[1])
         front = build_app(server, options, url)
