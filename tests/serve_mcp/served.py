@@ -77,6 +77,14 @@ class Served:
             self._reader.join(5)
         return status
 
+    def wait(self, seconds: float = 60) -> int:
+        """The exit status of a server already told to stop (a second signal could land
+        while the interpreter finalizes, where it kills)."""
+        try:
+            return self.process.wait(seconds)
+        finally:
+            self._reader.join(5)
+
     def access(self, kind: str) -> list[str]:
         """The access log's lines of ``kind`` (``request`` or ``call``)."""
         return [line for line in self.lines if f"toolcall.access {kind} " in line]

@@ -72,7 +72,7 @@ def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) 
         still_running = sum(marker.exists() for marker in markers)
         for thread in threads:
             thread.join(60)
-        status = served.stop()
+        status = served.wait()
     assert still_running > 0  # refused while calls were in flight
     assert results == [(False, '"done"')] * 4
     assert status == 0
@@ -160,7 +160,7 @@ async def test_stateless_workers_lose_no_call_across_workers_and_a_sigterm() -> 
                     await anyio.sleep(0.05)
                 stop.set()  # no new call from here: each one in flight must be answered
                 served.process.send_signal(signal.SIGTERM)
-        status = await anyio.to_thread.run_sync(served.stop)
+        status = await anyio.to_thread.run_sync(served.wait)
     assert failures == []
     assert answered == started
     assert status == 0
