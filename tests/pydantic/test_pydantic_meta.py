@@ -504,3 +504,53 @@ def test_validators_on_a_plain_class_field_warn_and_pydantic_examples_are_kept(m
             """
         )
     assert props(module)["word"] == {"type": "string", "examples": ["hi"]}
+
+
+AGENTS_SDK = '''
+__toolcall__ = True
+from typing import Annotated
+from pydantic import Field
+
+def optional_with_default(
+    required_param: str, optional_param: Annotated[float, Field(default=5.0, ge=0.0)]
+) -> str:
+    """The Agents SDK's test_function_with_annotated_field_optional_with_default."""
+    return f"{required_param}: {optional_param}"
+
+def multiple_constraints(
+    x: Annotated[int, Field(default=10, ge=1, le=100, description="a number")],
+) -> int:
+    """Several constraints and a default in one Field."""
+    return x
+'''
+
+
+def test_the_agents_sdk_annotated_default_cases(make_module):
+    """The schema the Agents SDK's own tests assert, and the call they make."""
+    module = quiet(make_module, AGENTS_SDK)
+    first, second = (tool["inputSchema"] for tool in toolcall.emit(module, "mcp"))
+    assert first["required"] == ["required_param"]
+    assert first["properties"]["optional_param"] == {
+        "type": "number",
+        "minimum": 0.0,
+        "default": 5.0,
+    }
+    assert second == {
+        "type": "object",
+        "properties": {
+            "x": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100,
+                "description": "a number",
+                "default": 10,
+            }
+        },
+        "required": [],
+        "additionalProperties": False,
+    }
+    args = {"required_param": "test"}
+    assert toolcall.run(module, "optional_with_default", args) == toolcall.Ok("test: 5.0")
+    low = toolcall.run(module, "optional_with_default", {**args, "optional_param": -1}).error
+    assert (low.reason, low.path) == ("out_of_range", ("optional_param",))
+    assert toolcall.run(module, "multiple_constraints", {}) == toolcall.Ok(10)

@@ -221,7 +221,9 @@ class _Binder:
             is not None
         )
         # a parameter pydantic validates: the generated fast path would skip its validators
-        self.pydantic = any(pydantic_checked(hint) for hint in hints.values())
+        self.pydantic = any(
+            pydantic_checked(hints[p.name]) for p in tool.parameters if p.name in hints
+        )
         self.names = tuple(p.name for p in tool.parameters)
         self.declared = frozenset(self.names)
         self.extra = build_coercer(tool.kwargs, resolver) if tool.kwargs is not None else None
