@@ -1043,7 +1043,8 @@ def test_variants_share_one_schema_per_tool_and_scale_linearly() -> None:
     for count in (100, 400):
         tools = many(count)
         (variants, _), calls[count] = count_calls(lambda tools=tools: render_variants(tools, "big"))
-    assert calls[400] <= 4 * calls[100], calls
+    # linear, with room for a garbage collection or a first-use cache; quadratic would be 16x
+    assert calls[400] <= 4.4 * calls[100], calls
     assert len(variants["mcp", True]) == 400
     for strict in (False, True):
         for i in range(400):
