@@ -2,9 +2,10 @@
 
 A regression here is a failing test, not a slower benchmark (``perf/bench_import.py`` has
 the timings): a warm ``import toolcall`` plus ``emit`` loads only the hook, the cache reader,
-the trust check, the registry and the frozen containers; dispatch arrives with the first
-``run``; derivation, rendering and their standard-library dependencies only with the first
-derivation.
+the trust check, the registry, the frozen containers and what wraps the cached schemas in
+envelopes (``_render.envelope`` and ``_render.variants``, which import nothing of the
+walker); dispatch arrives with the first ``run``; derivation, the schema walker, the strict
+rules and their standard-library dependencies only with the first derivation.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ WARM = {
     "toolcall",
     "toolcall._cache",
     "toolcall._cache.fingerprint",
+    "toolcall._cache.nodes",
     "toolcall._cache.store",
     "toolcall._derive",
     "toolcall._derive.discovery",
@@ -31,6 +33,9 @@ WARM = {
     "toolcall._names",
     "toolcall._pipeline",
     "toolcall._registry",
+    "toolcall._render",
+    "toolcall._render.envelope",
+    "toolcall._render.variants",
     "toolcall._trust",
     "toolcall.ir",
 }
@@ -114,7 +119,10 @@ def test_dispatch_arrives_with_the_first_run_and_derivation_never(tmp_path: Path
     ran = _load(tmp_path)["ran"]
     assert "toolcall._dispatch.plan" in ran
     assert {name for name in ran if name.startswith(("toolcall._derive.", "toolcall._render"))} == {
-        "toolcall._derive.discovery"
+        "toolcall._derive.discovery",
+        "toolcall._render",
+        "toolcall._render.envelope",
+        "toolcall._render.variants",
     }
     assert ran & {"ast", "tokenize", "hashlib", "importlib.util", "platformdirs"} == set()
 

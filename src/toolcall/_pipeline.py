@@ -31,14 +31,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
+
 from toolcall import _registry, _trust, ir
 from toolcall._cache import store as _cache
 from toolcall._cache.fingerprint import SOURCE_LIMIT, compiled_from, read_regular
 from toolcall._derive.discovery import candidates, providers_of
 from toolcall._errors import NotAToolModule, ToolcallWarning
 from toolcall._log import debug
-from toolcall._names import FORMATS
-from toolcall._registry import ModuleEntry, Variants
+from toolcall._registry import ModuleEntry
+from toolcall._render.variants import Schemas, Variants
 
 if TYPE_CHECKING:
     from toolcall._derive.module import Derived
@@ -56,6 +58,7 @@ __all__ = [
 ]
 
 _DEFAULT_DIR: Any = object()
+_decode: Final = msgspec.msgpack.Decoder().decode
 
 
 class Source:
@@ -99,26 +102,30 @@ class LiveResolver:
             raise LookupError(msg) from None
 
 
-class _CachedVariants(Variants):
-    """Variants read from the cache: one too deep to freeze is rendered again from the IR
-    (which the trust check bounded) instead of raising ``RecursionError`` out of ``emit``."""
+def _cached_schemas(stored: dict[str, Any], module_ir: ir.ModuleIR) -> Callable[[], Schemas]:
+    """What produces a cached entry's schemas on first use: its node table, built; or, when
+    the table is broken (it is data, never checked like the IR), the IR rendered again.
+    ``KeyError`` now when the entry has no table at all."""
+    parts = stored["nodes"], stored["loose"], stored["strict"]
+    # a Raw holds the whole file's buffer; copies hold only their bytes until first use
+    raws = tuple(part.copy() if isinstance(part, msgspec.Raw) else part for part in parts)
 
-    __slots__ = ("_ir",)
+    def load() -> Schemas:
+        from toolcall._cache.nodes import build
 
-    def __init__(self, stored: dict[tuple[str, bool], Any], module_ir: ir.ModuleIR) -> None:
-        super().__init__(stored)
-        self._ir = module_ir
-
-    def __getitem__(self, key: tuple[str, bool]) -> Any:
         try:
-            return super().__getitem__(key)
-        except RecursionError:
-            debug("toolcall: cached %s variant of %s too deep; rendering it", key, self._ir.module)
-        from toolcall._render.formats import render_variants
+            nodes, loose, strict = (
+                _decode(raw) if isinstance(raw, msgspec.Raw) else raw for raw in raws
+            )
+            return build(nodes, loose, strict, len(module_ir.tools))
+        except (ValueError, msgspec.DecodeError) as exc:
+            debug("toolcall: cached schemas of %s unusable (%s); rendering", module_ir.module, exc)
+        from toolcall._render.formats import render_schemas
 
-        rendered, _ = render_variants(self._ir.tools, self._ir.module)
-        self.stored = {**self.stored, key: rendered[key]}
-        return super().__getitem__(key)
+        loose, strict, _ = render_schemas(module_ir.tools)
+        return loose, strict
+
+    return load
 
 
 class _Plans(dict[str, "ToolPlan"]):
@@ -154,14 +161,14 @@ def _entry(
     module_ir: ir.ModuleIR,
     functions: dict[str, Callable[..., Any]],
     resolver: LiveResolver,
-    ready: Variants,
+    schemas: Schemas | Callable[[], Schemas],
 ) -> ModuleEntry:
     plans = _Plans(module_ir.tools, functions, resolver)
     return ModuleEntry(
         module=module,
         name=module_ir.module,
         ir=module_ir,
-        variants=ready,
+        variants=Variants(module_ir.tools, module_ir.module, schemas),
         tool_names=tuple(tool.name for tool in module_ir.tools),
         plans=plans,
     )
@@ -170,14 +177,14 @@ def _entry(
 def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> ModuleEntry:
     """Render a fresh derivation, issue its strict-mode warnings once, and build its entry."""
     from toolcall._derive.module import warn_at
-    from toolcall._render.formats import render_variants
+    from toolcall._render.formats import render_schemas
 
-    variants, warnings = render_variants(derived.ir.tools, derived.ir.module)
+    loose, strict, warnings = render_schemas(derived.ir.tools)
     for tool, lines in zip(derived.ir.tools, warnings, strict=True):
         for line in lines:
             warn_at(derived.functions[tool.name], line)
     resolver = LiveResolver(derived.classes, derived.providers)
-    return _entry(module, derived.ir, derived.functions, resolver, Variants(variants))
+    return _entry(module, derived.ir, derived.functions, resolver, (loose, strict))
 
 
 def _entry_from_cache(module: types.ModuleType, cached: _cache.Entry[Any]) -> ModuleEntry:
@@ -192,8 +199,8 @@ def _entry_from_cache(module: types.ModuleType, cached: _cache.Entry[Any]) -> Mo
         candidates(module),
         providers,
     )
-    ready = _CachedVariants(_variants_from_cache(cached.variants), cached.ir)
-    return _entry(module, cached.ir, functions, LiveResolver(classes, providers), ready)
+    schemas = _cached_schemas(cached.variants, cached.ir)
+    return _entry(module, cached.ir, functions, LiveResolver(classes, providers), schemas)
 
 
 def derive(fn: Callable[..., Any]) -> ir.Tool:
@@ -291,13 +298,13 @@ def _load_or_derive(
         return entry, False
     deps = _dependencies(module, derived)
     try:
+        variants = _variants_for_cache(entry)
+    except RecursionError:
+        debug("toolcall: schemas of %s too deep to store; not caching it", name)
+        return entry, False
+    try:
         record = _cache.make_entry(
-            derived.ir,
-            origin,
-            source.data,
-            deps=deps,
-            variants=_variants_for_cache(entry),
-            mtime=source.mtime,
+            derived.ir, origin, source.data, deps=deps, variants=variants, mtime=source.mtime
         )
     except OSError:
         debug("toolcall: cannot stat %s; not caching %s", origin, name, exc_info=True)
@@ -381,24 +388,11 @@ def _absolute(names: frozenset[str], package: str) -> set[str]:
     return found
 
 
-def _variant_key(key: tuple[str, bool]) -> str:
-    fmt, strict = key
-    return f"{fmt}:strict" if strict else fmt
-
-
 def _variants_for_cache(entry: ModuleEntry) -> dict[str, Any]:
-    return {_variant_key(key): value for key, value in entry.variants.stored.items()}
+    """What an entry stores of its variants: the node table of its schemas (``nodes``)."""
+    from toolcall._cache.nodes import pack
 
-
-def _variants_from_cache(stored: dict[str, Any]) -> dict[tuple[str, bool], Any]:
-    """The variants as decoded (frozen on first use); ``KeyError`` when one is missing."""
-    variants = {
-        (fmt, strict): stored[_variant_key((fmt, strict))]
-        for fmt in FORMATS
-        for strict in (False, True)
-    }
-    variants["describe", False] = stored["describe"]
-    return variants
+    return pack(*entry.variants.schemas())
 
 
 def lookup(given: types.ModuleType | str) -> ModuleEntry:

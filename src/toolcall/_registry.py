@@ -1,63 +1,37 @@
 """The index of processed modules: the one place ``emit``, ``run`` and ``describe`` read from.
 
 An entry is built by the pipeline (``_pipeline``) and registered here; this module only
-holds and finds entries. An entry read from the cache is used as it was decoded: each variant
-is frozen the first time it is asked for, and each tool's fast path generated on its first
-call, so that a warm import pays for decoding the entry and little else.
+holds and finds entries. An entry read from the cache is used as it was decoded: its schemas
+are built the first time a variant is asked for (``_render.variants``), and each tool's fast
+path on its first call, so that a warm import pays for decoding the entry and little else.
 """
 
 from __future__ import annotations
 
 import _thread
 import types
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
-
-import msgspec
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolcall import ir
-from toolcall._frozen import FrozenList, freeze
-from toolcall._names import FORMATS
+from toolcall._frozen import FrozenList
 
 if TYPE_CHECKING:  # the plans module is imported by the pipeline, not by the index
     from toolcall._dispatch.plan import Result, ToolPlan
 
 __all__ = ["ModuleEntry", "Variants", "current", "index", "register"]
 
-_decode = msgspec.msgpack.Decoder().decode
 
+class Variants(Protocol):
+    """A module's tool lists by ``(format, strict)`` (``_render.variants.Variants``, built
+    on first use); ``plain`` and ``strict`` hold the ones built so far by format."""
 
-class Variants:
-    """A module's rendered tool lists by ``(format, strict)``, and ``("describe", False)``.
+    plain: dict[str, FrozenList]
+    strict: dict[str, FrozenList]
 
-    Each is decoded (when it comes from the cache as msgpack) and frozen (a deep copy into
-    read-only containers) the first time it is asked for, and the same object is returned
-    from then on, whichever thread asked first. ``plain`` and ``strict`` hold the frozen
-    ones by format, for ``strict=False`` and ``strict=True``: ``emit`` reads them without
-    building a key tuple, a sixth of its time.
-    """
+    def __getitem__(self, key: tuple[str, bool], /) -> FrozenList: ...
 
-    __slots__ = ("_frozen", "plain", "stored", "strict")
-
-    def __init__(self, stored: dict[tuple[str, bool], Any]) -> None:
-        self.stored = stored
-        self._frozen: dict[tuple[str, bool], FrozenList] = {}
-        self.plain: dict[str, FrozenList] = {}
-        self.strict: dict[str, FrozenList] = {}
-
-    def __getitem__(self, key: tuple[str, bool]) -> FrozenList:
-        try:
-            return self._frozen[key]
-        except KeyError:
-            pass
-        stored = self.stored[key]
-        if isinstance(stored, msgspec.Raw):
-            stored = _decode(stored)
-        value: FrozenList = self._frozen.setdefault(key, freeze(stored))
-        fmt, strict = key
-        if fmt in FORMATS:
-            (self.strict if strict else self.plain)[fmt] = value
-        return value
+    def schemas(self) -> tuple[Sequence[Any], Sequence[Any]]: ...
 
 
 class ModuleEntry:

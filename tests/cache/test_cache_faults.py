@@ -454,7 +454,7 @@ def _missing_function(data: bytes, entry: _cache.Entry) -> bytes:
 
 
 def _missing_variant(data: bytes, entry: _cache.Entry) -> bytes:
-    variants = {k: v for k, v in entry.variants.items() if k != "mcp:strict"}
+    variants = {k: v for k, v in entry.variants.items() if k != "strict"}
     return reframe(entry, variants=variants)
 
 

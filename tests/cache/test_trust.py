@@ -171,13 +171,12 @@ def test_types_nested_deeper_than_the_library_writes_are_a_miss(tmp_path: Path) 
         deep = ir.Type(kind="array", py="list", items=deep)
     record = _cache.read_entry(entry)
     assert record is not None
-    nested: Any = "x"
-    for _ in range(900):
-        nested = [nested]
+    # a node table whose schema is a 900-deep list: each node the one-item list of the last
+    nested: list[Any] = ["x", *([[i]] for i in range(900))]
     forge(
         entry,
         ir=retyped(module_ir, parameters=(msgspec.structs.replace(param, type=deep),)),
-        variants={**record.variants, "openai": nested},
+        variants={**record.variants, "nodes": nested, "loose": [900], "strict": [900]},
     )
     code = CALL + "print(json.dumps(toolcall.emit(tools, 'openai')[0]['function']['name']))\n"
     done = subproc.python(

@@ -92,7 +92,7 @@ StrPath: TypeAlias = "str | os.PathLike[str]"
 V = TypeVar("V")
 
 MAGIC: Final = b"TOOLCALL"
-_LAYOUT_VERSION: Final = 2
+_LAYOUT_VERSION: Final = 3
 VERSION: Final = bytes((_LAYOUT_VERSION, FORMAT_VERSION))
 """Layout of the file, then the IR format: an entry of another IR format is "old format"
 even where its key cannot be recomputed (a sourceless module is found by scanning)."""
@@ -138,9 +138,9 @@ class Head(msgspec.Struct, frozen=True, kw_only=True):
 class Entry(Head, Generic[V], frozen=True, kw_only=True):
     """One marked module's derived IR and rendered schemas, with what they came from.
 
-    ``variants`` is opaque here: ``Entry[Any]`` decodes them, ``Entry[msgspec.Raw]``
-    leaves each one msgpack until someone needs it (most of an entry is its variants, and
-    a process usually emits one or two of them).
+    ``variants`` is opaque here (the pipeline stores the node table of the module's
+    schemas, ``nodes``): ``Entry[Any]`` decodes it, ``Entry[msgspec.Raw]`` leaves each
+    value msgpack until someone emits.
     """
 
     ir: ModuleIR

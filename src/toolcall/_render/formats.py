@@ -1,16 +1,7 @@
-"""Per-format envelopes around the arguments schema, and the rendering of whole modules.
+"""Rendering whole modules and single tools: the walker's schemas in each format's envelope.
 
 The walker (``schema``) produces one arguments schema per tool and strict value; each
-format only wraps it. Decisions the SPEC leaves open:
-
-- A provider envelope omits ``"description"`` when the tool has none: every provider accepts
-  a tool without one, and an empty string is noise in the prompt. ``describe`` always has
-  the key (``""`` when there is none), since it is a listing, not a provider input.
-- ``strict=True`` adds ``"strict": true`` where the format has such a field (OpenAI,
-  Anthropic); elsewhere (MCP, Gemini, Bedrock) only the schema changes.
-- Gemini gets the schema as ``parametersJsonSchema`` (JSON Schema, which google-genai passes
-  on unchanged) rather than ``parameters`` (its own OpenAPI subset, which has no
-  ``additionalProperties``, ``prefixItems`` or ``const`` and would lose constraints).
+format only wraps it (``envelope``, where the format decisions are written down).
 """
 
 from __future__ import annotations
@@ -21,10 +12,12 @@ from typing import Any
 from toolcall import ir
 from toolcall._frozen import FrozenList, freeze
 from toolcall._names import FORMATS, check_format
+from toolcall._render.envelope import describe_item as _describe
+from toolcall._render.envelope import envelope as _envelope
 from toolcall._render.schema import collect_strict_problems, parameters_schema
 from toolcall._render.strict import strict_warnings
 
-__all__ = ["describe_entry", "render", "render_variants"]
+__all__ = ["describe_entry", "render", "render_schemas", "render_variants"]
 
 
 def render(tool: ir.Tool, fmt: str, strict: bool = False) -> dict[str, Any]:
@@ -46,6 +39,25 @@ def describe_entry(tool: ir.Tool, module: str) -> dict[str, Any]:
     return _describe(tool, module, parameters_schema(tool))
 
 
+def render_schemas(
+    tools: Sequence[ir.Tool],
+) -> tuple[list[Any], list[Any], list[list[str]]]:
+    """Each tool's arguments schema, frozen, for ``strict=False`` and ``strict=True``, and
+    each tool's strict-mode warnings, found while its strict schema was rendered.
+
+    This is all a module's variants hold beyond the IR's names: every format's list is
+    these schemas in ``envelope``s, built when first asked for.
+    """
+    loose = [freeze(parameters_schema(tool)) for tool in tools]
+    strict: list[Any] = []
+    warnings: list[list[str]] = []
+    for tool in tools:
+        schema, problems = collect_strict_problems(tool)
+        strict.append(freeze(schema))
+        warnings.append(strict_warnings(tool.name, schema, problems))
+    return loose, strict, warnings
+
+
 def render_variants(
     tools: Sequence[ir.Tool], module: str
 ) -> tuple[dict[tuple[str, bool], FrozenList], list[list[str]]]:
@@ -56,13 +68,7 @@ def render_variants(
     frozen result is shared by every envelope that carries it. The second value holds each
     tool's strict-mode warnings, found while its strict schema was rendered.
     """
-    loose = [freeze(parameters_schema(tool)) for tool in tools]
-    strict: list[Any] = []
-    warnings: list[list[str]] = []
-    for tool in tools:
-        schema, problems = collect_strict_problems(tool)
-        strict.append(freeze(schema))
-        warnings.append(strict_warnings(tool.name, schema, problems))
+    loose, strict, warnings = render_schemas(tools)
     variants: dict[tuple[str, bool], FrozenList] = {}
     for fmt in FORMATS:
         for flag, schemas in ((False, loose), (True, strict)):
@@ -74,45 +80,3 @@ def render_variants(
         _describe(tool, module, schema) for tool, schema in zip(tools, loose, strict=True)
     )
     return variants, warnings
-
-
-def _envelope(tool: ir.Tool, fmt: str, strict: bool, schema: dict[str, Any]) -> dict[str, Any]:
-    if fmt == "openai":
-        function: dict[str, Any] = {"name": tool.name}
-        if tool.description:
-            function["description"] = tool.description
-        function["parameters"] = schema
-        if strict:
-            function["strict"] = True
-        return {"type": "function", "function": function}
-    definition: dict[str, Any] = {"name": tool.name}
-    if tool.description:
-        definition["description"] = tool.description
-    if fmt == "gemini":
-        # google-genai's FunctionDeclaration takes the JSON Schema as it is here
-        definition["parametersJsonSchema"] = schema
-        return definition
-    if fmt == "bedrock":
-        definition["inputSchema"] = {"json": schema}
-        return {"toolSpec": definition}
-    if fmt == "anthropic":
-        definition["input_schema"] = schema
-        if strict:
-            definition["strict"] = True
-    else:
-        definition["inputSchema"] = schema
-        if fmt == "mcp":
-            if tool.title:
-                definition["title"] = tool.title
-            if tool.annotations:
-                definition["annotations"] = dict(tool.annotations)
-    return definition
-
-
-def _describe(tool: ir.Tool, module: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "module": module,
-        "name": tool.name,
-        "description": tool.description,
-        "parameters": schema,
-    }

@@ -1,0 +1,68 @@
+"""Per-format envelopes around an already rendered arguments schema.
+
+Apart from the schema walker so that a warm process can build a format's tool list from
+the cached schemas on its first ``emit`` without importing the walker or the strict rules:
+this module needs the IR's names and descriptions and nothing else. Decisions the SPEC
+leaves open:
+
+- A provider envelope omits ``"description"`` when the tool has none: every provider accepts
+  a tool without one, and an empty string is noise in the prompt. ``describe`` always has
+  the key (``""`` when there is none), since it is a listing, not a provider input.
+- ``strict=True`` adds ``"strict": true`` where the format has such a field (OpenAI,
+  Anthropic); elsewhere (MCP, Gemini, Bedrock) only the schema changes.
+- Gemini gets the schema as ``parametersJsonSchema`` (JSON Schema, which google-genai passes
+  on unchanged) rather than ``parameters`` (its own OpenAPI subset, which has no
+  ``additionalProperties``, ``prefixItems`` or ``const`` and would lose constraints).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolcall import ir
+
+__all__ = ["describe_item", "envelope"]
+
+
+def envelope(tool: ir.Tool, fmt: str, strict: bool, schema: Any) -> dict[str, Any]:
+    """*tool*'s definition for *fmt* around its arguments *schema* (shared, not copied)."""
+    if fmt == "openai":
+        function: dict[str, Any] = {"name": tool.name}
+        if tool.description:
+            function["description"] = tool.description
+        function["parameters"] = schema
+        if strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+    definition: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        definition["description"] = tool.description
+    if fmt == "gemini":
+        # google-genai's FunctionDeclaration takes the JSON Schema as it is here
+        definition["parametersJsonSchema"] = schema
+        return definition
+    if fmt == "bedrock":
+        definition["inputSchema"] = {"json": schema}
+        return {"toolSpec": definition}
+    if fmt == "anthropic":
+        definition["input_schema"] = schema
+        if strict:
+            definition["strict"] = True
+    else:
+        definition["inputSchema"] = schema
+        if fmt == "mcp":
+            if tool.title:
+                definition["title"] = tool.title
+            if tool.annotations:
+                definition["annotations"] = dict(tool.annotations)
+    return definition
+
+
+def describe_item(tool: ir.Tool, module: str, schema: Any) -> dict[str, Any]:
+    """*tool*'s ``describe`` entry: its module, name, description and schema."""
+    return {
+        "module": module,
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": schema,
+    }
