@@ -29,7 +29,7 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import msgspec
 
@@ -59,6 +59,7 @@ __all__ = [
 
 _DEFAULT_DIR: Any = object()
 _decode: Final = msgspec.msgpack.Decoder().decode
+_ir_decoder: Final = msgspec.msgpack.Decoder(ir.ModuleIR)
 
 
 class Source:
@@ -102,76 +103,34 @@ class LiveResolver:
             raise LookupError(msg) from None
 
 
-def _cached_schemas(stored: dict[str, Any], module_ir: ir.ModuleIR) -> Callable[[], Schemas]:
-    """What produces a cached entry's schemas on first use: its node table, built; or, when
-    the table is broken (it is data, never checked like the IR), the IR rendered again.
-    ``KeyError`` now when the entry has no table at all."""
-    parts = stored["nodes"], stored["loose"], stored["strict"]
-    # a Raw holds the whole file's buffer; copies hold only their bytes until first use
-    raws = tuple(part.copy() if isinstance(part, msgspec.Raw) else part for part in parts)
-
-    def load() -> Schemas:
-        from toolcall._cache.nodes import build
-
-        try:
-            nodes, loose, strict = (
-                _decode(raw) if isinstance(raw, msgspec.Raw) else raw for raw in raws
-            )
-            return build(nodes, loose, strict, len(module_ir.tools))
-        except (ValueError, msgspec.DecodeError) as exc:
-            debug("toolcall: cached schemas of %s unusable (%s); rendering", module_ir.module, exc)
-        from toolcall._render.formats import render_schemas
-
-        loose, strict, _ = render_schemas(module_ir.tools)
-        return loose, strict
-
-    return load
+Prepared: TypeAlias = tuple[dict[str, ir.Tool], dict[str, Callable[..., Any]], LiveResolver]
+"""What dispatch plans are built from: tools by name, their functions, the live classes."""
 
 
 class _Plans(dict[str, "ToolPlan"]):
     """A module's dispatch plans, each built on its tool's first call.
 
-    A warm process that only emits never imports dispatch; an unknown name is a
-    ``KeyError``, like any dict's. Two threads asking first may both build a plan; the one
-    stored first is kept.
+    A warm process that only emits never imports dispatch, nor decodes its IR: ``prepare``
+    (or a function producing it) is called on the first call of any tool. An unknown name
+    is a ``KeyError``, like any dict's. Two threads asking first may both build a plan; the
+    one stored first is kept.
     """
 
-    __slots__ = ("_functions", "_resolver", "_tools")
+    __slots__ = ("_prepared",)
 
-    def __init__(
-        self,
-        tools: tuple[ir.Tool, ...],
-        functions: dict[str, Callable[..., Any]],
-        resolver: LiveResolver,
-    ) -> None:
+    def __init__(self, prepare: Prepared | Callable[[], Prepared]) -> None:
         super().__init__()
-        self._tools = {tool.name: tool for tool in tools}
-        self._functions = functions
-        self._resolver = resolver
+        self._prepared = prepare
 
     def __missing__(self, name: str) -> ToolPlan:
-        tool = self._tools[name]
+        prepared = self._prepared
+        if callable(prepared):
+            prepared = self._prepared = prepared()
+        tools, functions, resolver = prepared
+        tool = tools[name]
         from toolcall._dispatch.plan import build_plan
 
-        return self.setdefault(name, build_plan(tool, self._functions[name], self._resolver))
-
-
-def _entry(
-    module: types.ModuleType | None,
-    module_ir: ir.ModuleIR,
-    functions: dict[str, Callable[..., Any]],
-    resolver: LiveResolver,
-    schemas: Schemas | Callable[[], Schemas],
-) -> ModuleEntry:
-    plans = _Plans(module_ir.tools, functions, resolver)
-    return ModuleEntry(
-        module=module,
-        name=module_ir.module,
-        ir=module_ir,
-        variants=Variants(module_ir.tools, module_ir.module, schemas),
-        tool_names=tuple(tool.name for tool in module_ir.tools),
-        plans=plans,
-    )
+        return self.setdefault(name, build_plan(tool, functions[name], resolver))
 
 
 def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> ModuleEntry:
@@ -179,28 +138,124 @@ def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> Mod
     from toolcall._derive.module import warn_at
     from toolcall._render.formats import render_schemas
 
-    loose, strict, warnings = render_schemas(derived.ir.tools)
-    for tool, lines in zip(derived.ir.tools, warnings, strict=True):
+    module_ir = derived.ir
+    loose, strict, warnings = render_schemas(module_ir.tools)
+    for tool, lines in zip(module_ir.tools, warnings, strict=True):
         for line in lines:
             warn_at(derived.functions[tool.name], line)
     resolver = LiveResolver(derived.classes, derived.providers)
-    return _entry(module, derived.ir, derived.functions, resolver, (loose, strict))
+    tools = {tool.name: tool for tool in module_ir.tools}
+    return ModuleEntry(
+        module=module,
+        name=module_ir.module,
+        ir=module_ir,
+        variants=Variants(module_ir.tools, module_ir.module, (loose, strict)),
+        tool_names=tuple(tools),
+        plans=_Plans((tools, derived.functions, resolver)),
+    )
 
 
-def _entry_from_cache(module: types.ModuleType, cached: _cache.Entry[Any]) -> ModuleEntry:
-    """An entry for an IR read from the cache, once ``_trust`` has checked it against
-    ``module``; raises ``Untrusted`` (or ``KeyError`` for a missing variant) otherwise."""
+class _CachedIR:
+    """A cached entry's IR, decoded on first use and used only if it summarizes to the
+    summary the trust check passed; otherwise (a forged entry) the module is derived again,
+    in memory, and its own IR, functions and classes are used."""
+
+    __slots__ = ("_checked", "_module", "_prepared", "_raw", "_source", "_summary")
+
+    def __init__(
+        self,
+        module: types.ModuleType,
+        cached: _cache.WarmEntry,
+        source: bytes | None,
+        checked: Prepared,
+    ) -> None:
+        self._module = module
+        self._raw = cached.ir.copy()  # not the whole file's buffer
+        self._summary = cached.summary
+        self._source = source
+        self._checked = checked
+        self._prepared: tuple[ir.ModuleIR, Prepared] | None = None
+
+    def prepared(self) -> tuple[ir.ModuleIR, Prepared]:
+        found = self._prepared
+        if found is None:
+            found = self._prepared = self._load()
+        return found
+
+    def _load(self) -> tuple[ir.ModuleIR, Prepared]:
+        name = self._module.__name__
+        try:
+            module_ir = _ir_decoder.decode(self._raw)
+            trusted = module_ir.module == name and _trust.same_summary(module_ir, self._summary)
+        except (msgspec.DecodeError, RecursionError):
+            trusted = False
+        if trusted:
+            _, functions, resolver = self._checked
+            return module_ir, ({t.name: t for t in module_ir.tools}, functions, resolver)
+        debug("toolcall: the cached IR of %s is not what its summary says; deriving", name)
+        from toolcall._derive.module import derive_module
+
+        derived = derive_module(self._module, self._source)
+        resolver = LiveResolver(derived.classes, derived.providers)
+        tools = {tool.name: tool for tool in derived.ir.tools}
+        return derived.ir, (tools, derived.functions, resolver)
+
+
+def _cached_schemas(
+    stored: dict[str, Any], cached_ir: _CachedIR, count: int
+) -> Callable[[], Schemas]:
+    """What produces a cached entry's schemas on first use: its node table, built; or, when
+    the table is broken (it is data, never checked like the IR), the IR rendered again.
+    ``KeyError`` now when the entry has no table at all."""
+    # a Raw holds the whole file's buffer; copies hold only their bytes until first use
+    raws = tuple(stored[part].copy() for part in ("nodes", "loose", "strict"))
+
+    def load() -> Schemas:
+        from toolcall._cache.nodes import build
+
+        try:
+            nodes, loose, strict = map(_decode, raws)
+            return build(nodes, loose, strict, count)
+        except (ValueError, msgspec.DecodeError) as exc:
+            debug("toolcall: cached schemas unusable (%s); rendering", exc)
+        from toolcall._render.formats import render_schemas
+
+        module_ir, _ = cached_ir.prepared()
+        loose, strict, _ = render_schemas(module_ir.tools)
+        return loose, strict
+
+    return load
+
+
+def _entry_from_cache(
+    module: types.ModuleType, cached: _cache.WarmEntry, source: bytes | None
+) -> ModuleEntry:
+    """An entry for an IR read from the cache, once ``_trust`` has checked its summary
+    against ``module``; raises ``Untrusted`` (or ``KeyError`` for missing schemas) otherwise."""
     # keyed like ``_derive.types.class_ref``, which is not worth importing derivation for
     providers = {f"{type(p).__module__}:{type(p).__qualname__}": p for p in providers_of(module)}
-    functions, classes = _trust.verify(
+    summary = cached.summary
+    if _cache.ir_digest(cached.ir) != summary.ir_digest:
+        raise _trust.Untrusted("the IR is not the one its summary was taken from")
+    functions, classes = _trust.verify_summary(
         module,
-        cached.ir,
+        summary,
         (dep.module for dep in cached.deps if dep.module),
         candidates(module),
         providers,
     )
-    schemas = _cached_schemas(cached.variants, cached.ir)
-    return _entry(module, cached.ir, functions, LiveResolver(classes, providers), schemas)
+    checked: Prepared = ({}, functions, LiveResolver(classes, providers))
+    cached_ir = _CachedIR(module, cached, source, checked)
+    heads = summary.tools
+    schemas = _cached_schemas(cached.variants, cached_ir, len(heads))
+    return ModuleEntry(
+        module=module,
+        name=module.__name__,
+        ir=lambda: cached_ir.prepared()[0],
+        variants=Variants(heads, module.__name__, schemas),
+        tool_names=tuple(head.name for head in heads),
+        plans=_Plans(lambda: cached_ir.prepared()[1]),
+    )
 
 
 def derive(fn: Callable[..., Any]) -> ir.Tool:
@@ -271,19 +326,20 @@ def _load_or_derive(
     path: Path | None = None
     sourceless = source is None and origin.endswith(".pyc")
     if directory is not None:
-        cached: _cache.Entry[Any] | None = None
+        cached: _cache.WarmEntry | None = None
         if source is not None:
             path = _cache.entry_path(directory, name, _cache.source_key(name, source.data))
-            cached = _cache.read_entry(path, raw_variants=True)
+            cached = _cache.read_warm(path)
             if cached is not None and (cached.module != name or not _cache.deps_current(cached)):
                 cached = None
             if cached is not None:
                 _cache.touch_if_old(path)
         elif sourceless:
-            cached = _cache.find_sourceless(directory, name, origin)
+            cached = _cache.find_sourceless(directory, name, origin, warm=True)
         if cached is not None:
             try:
-                return _entry_from_cache(module, cached), True
+                data = source.data if source is not None else None
+                return _entry_from_cache(module, cached, data), True
             except (_trust.Untrusted, KeyError) as exc:
                 debug("toolcall: cache entry of %s not used: %s; deriving", name, exc)
             except Exception:

@@ -40,13 +40,15 @@ class ModuleEntry:
     ``plain`` and ``strict`` are ``variants.plain`` / ``variants.strict``, one attribute
     nearer for ``emit``. ``runs`` holds the prepared ``run`` of each tool called so far, for
     ``run`` to call without going through its plan (a fifth of its overhead); ``aruns`` the
-    same for ``arun``. (A plain slotted class rather than a dataclass: ``dataclasses`` is
-    not worth importing on the warm path.)
+    same for ``arun``. ``ir`` is the module's IR, which an entry read from the cache
+    decodes (and checks) only when first asked for: ``ir`` given as a function is called
+    then, once. (A plain slotted class rather than a dataclass: ``dataclasses`` is not worth
+    importing on the warm path.)
     """
 
     __slots__ = (
+        "_ir",
         "aruns",
-        "ir",
         "module",
         "name",
         "plain",
@@ -62,14 +64,14 @@ class ModuleEntry:
         *,
         module: types.ModuleType | None,
         name: str,
-        ir: ir.ModuleIR,
+        ir: ir.ModuleIR | Callable[[], ir.ModuleIR],
         variants: Variants,
         tool_names: tuple[str, ...],
         plans: dict[str, ToolPlan],
     ) -> None:
         self.module = module
         self.name = name
-        self.ir = ir
+        self._ir = ir
         self.variants = variants
         self.tool_names = tool_names
         self.plans = plans
@@ -77,6 +79,13 @@ class ModuleEntry:
         self.strict = variants.strict
         self.runs: dict[str, Callable[[Any], Result]] = {}
         self.aruns: dict[str, Callable[[Any], Coroutine[Any, Any, Result]]] = {}
+
+    @property
+    def ir(self) -> ir.ModuleIR:
+        found = self._ir
+        if callable(found):
+            found = self._ir = found()
+        return found
 
     @property
     def describe(self) -> FrozenList:

@@ -18,7 +18,12 @@ under the rules derivation itself follows:
 
 Any failure raises ``Untrusted``, which the pipeline turns into a miss (re-derive) logged
 at DEBUG: a forged or stale entry costs a derivation, never a wrong tool or an exception.
-The checks cost a walk over the IR and a dictionary lookup per name, no imports.
+
+A warm load checks the entry's ``Summary`` (what ``summarize`` extracts from the IR: names,
+emitted defaults, class references, providers, depth), so that it costs a lookup per tool,
+default and distinct class, no walk and no decoding of the IR. The IR is decoded when
+dispatch first needs it and used only if it summarizes to exactly the summary that was
+checked (``same_summary``): an IR that says anything else is treated as forged.
 """
 
 from __future__ import annotations
@@ -28,9 +33,12 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from toolcall import ir
+import msgspec
 
-__all__ = ["MAX_DEPTH", "Untrusted", "verify"]
+from toolcall import ir
+from toolcall._cache.store import Summary, ToolHead, ir_digest
+
+__all__ = ["MAX_DEPTH", "Untrusted", "same_summary", "summarize", "verify", "verify_summary"]
 
 MAX_DEPTH: Final = 100
 """Deepest ``ir.Type`` nesting an entry may hold. Derivation stops inlining after 100 types
@@ -91,6 +99,45 @@ _KINDS: Final[dict[str, Callable[[type], bool]]] = {
 """What a class reference must be, by the ``py`` of the ``ir.Type`` that carries it."""
 
 
+def summarize(module_ir: ir.ModuleIR, digest: bytes | None = None) -> Summary:
+    """What ``verify_summary`` checks of an IR, and what a warm load uses of it before the
+    first call: each tool's names, texts and emitted defaults, every class reference and
+    provider, the deepest nesting; ``digest`` is the IR's ``ir_digest`` when known."""
+    heads = []
+    refs: dict[tuple[str, str], None] = {}
+    providers: dict[str, None] = {}
+    deepest = 0
+    for tool in module_ir.tools:
+        defaults = tuple((p.name, p.default) for p in tool.parameters if p.has_default)
+        heads.append(
+            ToolHead(
+                tool.name,
+                tool.module,
+                tool.qualname,
+                tool.description,
+                tool.title,
+                dict(tool.annotations),
+                defaults,
+            )
+        )
+        for t, depth in _types(tool):
+            deepest = max(deepest, depth)
+            if t.provider:
+                providers[t.provider] = None
+            if t.ref:
+                refs[t.ref, t.py] = None
+    if digest is None:
+        digest = ir_digest(msgspec.msgpack.encode(module_ir))
+    return Summary(tuple(heads), tuple(refs), tuple(providers), deepest, digest)
+
+
+def same_summary(module_ir: ir.ModuleIR, summary: Summary) -> bool:
+    """Whether an IR summarizes to exactly ``summary`` (as msgpack: ``True`` is not ``1``),
+    its digest aside (the caller compared that with the bytes the IR was decoded from)."""
+    encode = msgspec.msgpack.encode
+    return encode(summarize(module_ir, summary.ir_digest)) == encode(summary)
+
+
 def verify(
     module: types.ModuleType,
     module_ir: ir.ModuleIR,
@@ -98,32 +145,47 @@ def verify(
     candidates: list[Callable[..., Any]],
     providers: dict[str, Any],
 ) -> tuple[dict[str, Callable[..., Any]], dict[str, type]]:
-    """The functions and classes an entry's IR names, each checked; ``Untrusted`` if not.
+    """``verify_summary`` of a whole IR."""
+    if module_ir.module != module.__name__:
+        raise Untrusted(f"the entry is for {module_ir.module}")
+    return verify_summary(module, summarize(module_ir), dep_modules, candidates, providers)
+
+
+def verify_summary(
+    module: types.ModuleType,
+    summary: Summary,
+    dep_modules: Iterable[str],
+    candidates: list[Callable[..., Any]],
+    providers: dict[str, Any],
+) -> tuple[dict[str, Callable[..., Any]], dict[str, type]]:
+    """The functions and classes an entry names, each checked; ``Untrusted`` if not.
 
     ``candidates`` is what discovery finds in ``module`` now, ``providers`` its
     ``__toolcall_types__`` by reference, ``dep_modules`` the modules the entry records as
-    dependencies (class references may point into them).
+    dependencies (class references may point into them). Each class reference and provider
+    is checked once per module, not once per tool naming it.
     """
     name = module.__name__
-    if module_ir.module != name:
-        raise Untrusted(f"the entry is for {module_ir.module}")
+    if summary.depth > MAX_DEPTH:
+        raise Untrusted(f"types nest deeper than {MAX_DEPTH}")
     found = {fn.__name__: fn for fn in candidates}
-    allowed = {name, *dep_modules}
     functions: dict[str, Callable[..., Any]] = {}
+    for head in summary.tools:
+        fn = found.get(head.qualname)
+        if fn is None or head.module != name or head.name in functions:
+            raise Untrusted(f"tool {head.name!r} names {head.module}:{head.qualname}, not a tool")
+        functions[head.name] = fn
+        if head.defaults:
+            _check_defaults(head.name, head.defaults, fn)
+    for provider in summary.providers:
+        if provider not in providers:
+            raise Untrusted(f"provider {provider} is not in __toolcall_types__")
+    allowed = {name, *dep_modules}
     classes: dict[str, type] = {}
-    for tool in module_ir.tools:
-        fn = found.get(tool.qualname)
-        if fn is None or tool.module != name or tool.name in functions:
-            raise Untrusted(f"tool {tool.name!r} names {tool.module}:{tool.qualname}, not a tool")
-        functions[tool.name] = fn
-        _check_defaults(tool, fn)
-        for t, depth in _types(tool):
-            if depth > MAX_DEPTH:
-                raise Untrusted(f"tool {tool.name!r} nests types deeper than {MAX_DEPTH}")
-            if t.provider and t.provider not in providers:
-                raise Untrusted(f"provider {t.provider} is not in __toolcall_types__")
-            if t.ref and t.ref not in classes:
-                classes[t.ref] = _class(t, allowed)
+    for ref, py in summary.refs:
+        cls = _class(ref, py, allowed)
+        if classes.setdefault(ref, cls) is not cls:
+            raise Untrusted(f"{ref}: two classes under one reference")
     return functions, classes
 
 
@@ -153,21 +215,21 @@ def _types(tool: ir.Tool) -> Iterable[tuple[ir.Type, int]]:
             stack.extend((v, below) for v in t.variants)
 
 
-def _class(t: ir.Type, allowed: set[str]) -> type:
-    """The class ``t.ref`` names, if it is one the entry may name."""
-    module_name, _, qualname = t.ref.partition(":")
-    kind = _KINDS.get(t.py)
+def _class(ref: str, py: str, allowed: set[str]) -> type:
+    """The class ``ref`` names on a type of this ``py``, if it is one the entry may name."""
+    module_name, _, qualname = ref.partition(":")
+    kind = _KINDS.get(py)
     if kind is None:
-        raise Untrusted(f"{t.ref}: a class reference on a {t.py or 'plain'} type")
+        raise Untrusted(f"{ref}: a class reference on a {py or 'plain'} type")
     if module_name not in allowed:
-        raise Untrusted(f"{t.ref}: not in the module or a recorded dependency")
+        raise Untrusted(f"{ref}: not in the module or a recorded dependency")
     obj: object = sys.modules.get(module_name)
     for part in qualname.split("."):
         namespace = getattr(obj, "__dict__", None)
         obj = namespace.get(part) if isinstance(namespace, dict | types.MappingProxyType) else None
         if obj is None:
-            raise Untrusted(f"{t.ref}: not found without importing")
-    if t.py == "pydantic" and module_name.partition(".")[0] == "pydantic":
+            raise Untrusted(f"{ref}: not found without importing")
+    if py == "pydantic" and module_name.partition(".")[0] == "pydantic":
         return obj  # type: ignore[return-value]  # an alias such as pydantic.types:UUID4
     if not (
         isinstance(obj, type)
@@ -175,11 +237,12 @@ def _class(t: ir.Type, allowed: set[str]) -> type:
         and obj.__qualname__ == qualname
         and kind(obj)
     ):
-        raise Untrusted(f"{t.ref}: not a {t.py} class defined there")
+        raise Untrusted(f"{ref}: not a {py} class defined there")
     return obj
 
 
 _NOT_JSON: Final[Any] = object()
+_PLAIN: Final = frozenset({bool, int, float, str, type(None)})
 
 
 def _jsonish(value: Any) -> Any:
@@ -214,20 +277,22 @@ def _same(live: Any, emitted: Any) -> bool:
     return bool(live == emitted)
 
 
-def _check_defaults(tool: ir.Tool, fn: Callable[..., Any]) -> None:
+def _check_defaults(
+    tool: str, emitted: tuple[tuple[str, Any], ...], fn: Callable[..., Any]
+) -> None:
     """Every emitted default still is the function's default (it may be computed at import)."""
-    emitted = [p for p in tool.parameters if p.has_default]
-    if not emitted:
-        return
     live = _live_defaults(fn)
-    for p in emitted:
-        value = live.get(p.name, _NOT_JSON)
+    for name, default in emitted:
+        value = live.get(name, _NOT_JSON)
+        kind = type(value)
+        if kind is type(default) and kind in _PLAIN and value == default:
+            continue  # most defaults: a number, a string, None, equal as they are
         if value is _NOT_JSON:  # ``x: Annotated[int, Field(default=3)]``
-            value = _annotated_field(fn, p.name)
+            value = _annotated_field(fn, name)
         if type(value).__name__ == "FieldInfo":  # ``x: int = Field(3)``: its default is 3
             value = getattr(value, "default", _NOT_JSON)
-        if value is _NOT_JSON or not _same(_jsonish(value), p.default):
-            raise Untrusted(f"tool {tool.name!r}: the default of {p.name!r} changed")
+        if value is _NOT_JSON or not _same(_jsonish(value), default):
+            raise Untrusted(f"tool {tool!r}: the default of {name!r} changed")
 
 
 def _annotated_field(fn: Callable[..., Any], name: str) -> Any:

@@ -62,12 +62,16 @@ from toolcall.ir import FORMAT_VERSION, ModuleIR
 __all__ = [
     "ENTRY_LIMIT",
     "MAGIC",
+    "NO_SUMMARY",
     "SUFFIX",
     "VERSION",
     "Dep",
     "Entry",
     "Head",
     "Reject",
+    "Summary",
+    "ToolHead",
+    "WarmEntry",
     "cache_dir",
     "dep_for_module",
     "deps_current",
@@ -76,12 +80,14 @@ __all__ = [
     "entry_path",
     "file_dep",
     "find_sourceless",
+    "ir_digest",
     "is_temp_name",
     "key",
     "make_entry",
     "payload",
     "read_bytes",
     "read_entry",
+    "read_warm",
     "source_key",
     "touch_if_old",
     "trusted",
@@ -135,6 +141,56 @@ class Head(msgspec.Struct, frozen=True, kw_only=True):
     deps: tuple[Dep, ...]
 
 
+class ToolHead(msgspec.Struct, frozen=True, array_like=True):
+    """What a warm process needs of one tool before it is first run: what the trust check
+    compares with the live function, and the names and texts of its envelopes."""
+
+    name: str
+    module: str
+    qualname: str
+    description: str
+    title: str
+    annotations: dict[str, bool]
+    defaults: tuple[tuple[str, Any], ...]
+    """Each emitted default, by parameter name, in parameter order."""
+
+
+class Summary(msgspec.Struct, frozen=True, array_like=True):
+    """The part of an entry's IR a warm load checks and uses, written beside it.
+
+    ``refs`` is every class reference with the ``py`` of the type carrying it (first
+    occurrence order), ``providers`` every provider named, ``depth`` the deepest type nesting.
+    It is ``_trust.summarize`` of the IR stored with it; the IR itself is decoded only when
+    dispatch first needs it, and then checked to summarize to exactly this.
+    """
+
+    tools: tuple[ToolHead, ...]
+    refs: tuple[tuple[str, str], ...]
+    providers: tuple[str, ...]
+    depth: int
+    ir_digest: bytes
+    """``ir_digest`` of the IR's msgpack: a load compares it with the stored IR's bytes, so
+    an IR changed without its summary is a miss at once, not at the first call."""
+
+
+def ir_digest(encoded_ir: Any) -> bytes:
+    """The digest of an IR's msgpack bytes that its ``Summary`` records."""
+    return blake2b(encoded_ir, digest_size=_CHECKSUM_SIZE).digest()
+
+
+NO_SUMMARY: Final = Summary((), (), (), 0, b"")
+"""The summary of an entry built without one: it matches no IR, so such an entry is a miss."""
+
+
+class WarmEntry(Head, frozen=True, kw_only=True):
+    """An entry as a warm load decodes it: the summary, the IR and variants still msgpack."""
+
+    ir: msgspec.Raw
+    summary: Summary
+    variants: dict[str, msgspec.Raw]
+    created: float
+
+
 class Entry(Head, Generic[V], frozen=True, kw_only=True):
     """One marked module's derived IR and rendered schemas, with what they came from.
 
@@ -144,6 +200,7 @@ class Entry(Head, Generic[V], frozen=True, kw_only=True):
     """
 
     ir: ModuleIR
+    summary: Summary = NO_SUMMARY
     variants: dict[str, V]
     created: float
 
@@ -151,6 +208,7 @@ class Entry(Head, Generic[V], frozen=True, kw_only=True):
 _encoder: Final = msgspec.msgpack.Encoder()
 _decoder: Final = msgspec.msgpack.Decoder(Entry[Any])
 _raw_decoder: Final = msgspec.msgpack.Decoder(Entry[msgspec.Raw])
+_warm_decoder: Final = msgspec.msgpack.Decoder(WarmEntry)
 
 
 class Reject(Exception):
@@ -164,6 +222,11 @@ class Reject(Exception):
 # -- locating entries -------------------------------------------------------------------
 
 
+_absolute: dict[str, Path] = {}
+"""Absolute ``TOOLCALL_CACHE_DIR`` values met so far: ``cache_dir`` runs once per processed
+module, and 500 modules need not build the same ``Path`` 500 times."""
+
+
 def cache_dir() -> Path | None:
     """Where entries live: None when ``TOOLCALL_CACHE=0`` keeps everything in memory.
 
@@ -174,7 +237,13 @@ def cache_dir() -> Path | None:
         return None
     configured = os.environ.get("TOOLCALL_CACHE_DIR")
     if configured:
-        return Path(os.path.abspath(os.path.expanduser(configured)))
+        known = _absolute.get(configured)
+        if known is not None:
+            return known
+        found = Path(os.path.abspath(os.path.expanduser(configured)))
+        if os.path.isabs(configured):  # relative or ~ ones depend on the cwd and HOME
+            _absolute[configured] = found
+        return found
     import platformdirs  # only paid for when no directory is configured
 
     return Path(platformdirs.user_cache_dir("toolcall", appauthor=False))
@@ -216,13 +285,19 @@ def make_entry(
     deps: Iterable[Dep] = (),
     variants: dict[str, Any],
     mtime: int | None = None,
+    summary: Summary | None = None,
 ) -> Entry[Any]:
     """Build an entry whose fingerprints are exactly what reading and cleaning check.
 
     ``mtime`` is the source's modification time as the loader saw it when it validated or
     wrote the ``.pyc`` (what a timestamp ``.pyc`` records); without it the file is stat'ed,
-    raising ``OSError`` when it cannot be.
+    raising ``OSError`` when it cannot be. ``summary`` is ``_trust.summarize(module_ir)``,
+    computed here when not given.
     """
+    if summary is None:
+        from toolcall._trust import summarize
+
+        summary = summarize(module_ir)
     absolute = os.path.abspath(source_path)
     if mtime is None:
         mtime = int(os.stat(absolute).st_mtime)
@@ -236,6 +311,7 @@ def make_entry(
         source_size=len(source) & UINT32,
         deps=tuple(deps),
         ir=module_ir,
+        summary=summary,
         variants=variants,
         created=time.time(),
     )
@@ -324,6 +400,12 @@ def payload(data: bytes) -> memoryview:
     return body
 
 
+def read_warm(path: StrPath) -> WarmEntry | None:
+    """``read_entry`` as a warm load wants it: a ``WarmEntry`` (only the head and summary
+    decoded), or None when there is no usable entry at ``path``."""
+    return _read(path, _warm_decoder)
+
+
 def read_entry(path: StrPath, *, raw_variants: bool = False) -> Entry[Any] | None:
     """The entry stored at ``path``, or None when there is no usable one.
 
@@ -332,9 +414,16 @@ def read_entry(path: StrPath, *, raw_variants: bool = False) -> Entry[Any] | Non
     (``deps_current``), nor is it checked against the live module (the pipeline does that).
     With ``raw_variants`` each value of ``variants`` is left as ``msgspec.Raw``.
     """
+    return _read(path, _raw_decoder if raw_variants else _decoder)
+
+
+E = TypeVar("E", bound=Head)
+
+
+def _read(path: StrPath, decoder: msgspec.msgpack.Decoder[E]) -> E | None:
     try:
         body = payload(read_bytes(path))
-        entry: Entry[Any] = (_raw_decoder if raw_variants else _decoder).decode(body)
+        entry = decoder.decode(body)
     except (OSError, Reject, msgspec.DecodeError, RecursionError) as exc:
         debug("toolcall cache: ignoring %s: %s", path, exc)
         return None
@@ -423,13 +512,16 @@ def deps_current(entry: Head) -> bool:
     return all(dep_current(dep) for dep in entry.deps)
 
 
-def find_sourceless(directory: StrPath, module: str, pyc_path: StrPath) -> Entry[Any] | None:
+def find_sourceless(
+    directory: StrPath, module: str, pyc_path: StrPath, *, warm: bool = False
+) -> Any:
     """The entry of a module loaded from ``pyc_path`` without its source, or None.
 
     The key cannot be computed without the source, so ``<module>-*.tcc`` entries are
     read and matched against the ``.pyc`` header: the source hash of a hash-based
     ``.pyc``, or the source mtime and size of a timestamp one. The returned entry has been
-    fully validated, dependencies included; among several matches the newest wins.
+    fully validated, dependencies included; among several matches the newest wins. It is
+    an ``Entry`` (``Entry[msgspec.Raw]``), or with ``warm`` a ``WarmEntry``; None when none.
     """
     header = pyc_header(pyc_path)
     if header is None:
@@ -442,11 +534,12 @@ def find_sourceless(directory: StrPath, module: str, pyc_path: StrPath) -> Entry
         return None
     prefix = f"{module}-"
     length = len(prefix) + _KEY_CHARS + len(SUFFIX)
-    best: Entry[Any] | None = None
+    best: Any = None
+    decoder: Any = _warm_decoder if warm else _raw_decoder
     for name in names:
         if len(name) != length or not name.startswith(prefix) or not name.endswith(SUFFIX):
             continue
-        entry = read_entry(Path(directory, name), raw_variants=True)
+        entry = _read(Path(directory, name), decoder)
         if (
             entry is not None
             and header_matches(header, entry.pyc_hash, entry.source_mtime, entry.source_size)

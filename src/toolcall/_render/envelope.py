@@ -17,14 +17,26 @@ leaves open:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
-from toolcall import ir
-
-__all__ = ["describe_item", "envelope"]
+__all__ = ["Described", "describe_item", "envelope"]
 
 
-def envelope(tool: ir.Tool, fmt: str, strict: bool, schema: Any) -> dict[str, Any]:
+class Described(Protocol):
+    """What an envelope reads of a tool: an ``ir.Tool``, or the ``ToolHead`` of a cached one."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def annotations(self) -> Mapping[str, bool]: ...
+
+
+def envelope(tool: Described, fmt: str, strict: bool, schema: Any) -> dict[str, Any]:
     """*tool*'s definition for *fmt* around its arguments *schema* (shared, not copied)."""
     if fmt == "openai":
         function: dict[str, Any] = {"name": tool.name}
@@ -58,7 +70,7 @@ def envelope(tool: ir.Tool, fmt: str, strict: bool, schema: Any) -> dict[str, An
     return definition
 
 
-def describe_item(tool: ir.Tool, module: str, schema: Any) -> dict[str, Any]:
+def describe_item(tool: Described, module: str, schema: Any) -> dict[str, Any]:
     """*tool*'s ``describe`` entry: its module, name, description and schema."""
     return {
         "module": module,

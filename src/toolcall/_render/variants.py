@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from toolcall import ir
 from toolcall._frozen import FrozenList, freeze
 from toolcall._names import FORMATS
-from toolcall._render.envelope import describe_item, envelope
+from toolcall._render.envelope import Described, describe_item, envelope
 
 __all__ = ["Schemas", "Variants"]
 
@@ -45,7 +44,7 @@ class Variants:
 
     def __init__(
         self,
-        tools: tuple[ir.Tool, ...],
+        tools: Sequence[Described],
         module: str,
         schemas: Schemas | Callable[[], Schemas],
     ) -> None:
