@@ -24,6 +24,7 @@ Derivation and rendering are imported on the first derivation, not by a warm loa
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import types
@@ -156,23 +157,24 @@ def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> Mod
 
 
 class _CachedIR:
-    """A cached entry's IR, decoded on first use and used only if it summarizes to the
-    summary the trust check passed; otherwise (a forged entry) the module is derived again,
+    """A cached entry's IR, read again and decoded on first use (holding 500 modules' IR
+    bytes until then would cost more memory than the rest of the entries), and used only
+    if it is the IR the load checked: the same digest, and it summarizes to the summary the
+    trust check passed. Otherwise (a forged or replaced entry) the module is derived again,
     in memory, and its own IR, functions and classes are used."""
 
-    __slots__ = ("_checked", "_module", "_prepared", "_raw", "_source", "_summary")
+    __slots__ = ("_checked", "_module", "_prepared", "_reread", "_summary")
 
     def __init__(
         self,
         module: types.ModuleType,
-        cached: _cache.WarmEntry,
-        source: bytes | None,
+        summary: _cache.Summary,
+        reread: Callable[[], _cache.WarmEntry | None],
         checked: Prepared,
     ) -> None:
         self._module = module
-        self._raw = cached.ir.copy()  # not the whole file's buffer
-        self._summary = cached.summary
-        self._source = source
+        self._summary = summary
+        self._reread = reread
         self._checked = checked
         self._prepared: tuple[ir.ModuleIR, Prepared] | None = None
 
@@ -183,19 +185,26 @@ class _CachedIR:
         return found
 
     def _load(self) -> tuple[ir.ModuleIR, Prepared]:
-        name = self._module.__name__
-        try:
-            module_ir = _ir_decoder.decode(self._raw)
-            trusted = module_ir.module == name and _trust.same_summary(module_ir, self._summary)
-        except (msgspec.DecodeError, RecursionError):
-            trusted = False
+        module = self._module
+        name = module.__name__
+        summary = self._summary
+        again = self._reread()
+        trusted = False
+        if again is not None and _cache.ir_digest(again.ir) == summary.ir_digest:
+            try:
+                module_ir = _ir_decoder.decode(again.ir)
+                trusted = module_ir.module == name and _trust.same_summary(module_ir, summary)
+            except (msgspec.DecodeError, RecursionError):
+                trusted = False
         if trusted:
             _, functions, resolver = self._checked
             return module_ir, ({t.name: t for t in module_ir.tools}, functions, resolver)
-        debug("toolcall: the cached IR of %s is not what its summary says; deriving", name)
+        debug("toolcall: the cached IR of %s is gone or not what was checked; deriving", name)
         from toolcall._derive.module import derive_module
 
-        derived = derive_module(self._module, self._source)
+        origin = getattr(vars(module).get("__spec__"), "origin", None) or ""
+        source = _lazy_source(module, origin)
+        derived = derive_module(module, source.data if source is not None else None)
         resolver = LiveResolver(derived.classes, derived.providers)
         tools = {tool.name: tool for tool in derived.ir.tools}
         return derived.ir, (tools, derived.functions, resolver)
@@ -228,10 +237,13 @@ def _cached_schemas(
 
 
 def _entry_from_cache(
-    module: types.ModuleType, cached: _cache.WarmEntry, source: bytes | None
+    module: types.ModuleType,
+    cached: _cache.WarmEntry,
+    reread: Callable[[], _cache.WarmEntry | None],
 ) -> ModuleEntry:
     """An entry for an IR read from the cache, once ``_trust`` has checked its summary
-    against ``module``; raises ``Untrusted`` (or ``KeyError`` for missing schemas) otherwise."""
+    against ``module``; raises ``Untrusted`` (or ``KeyError`` for missing schemas) otherwise.
+    ``reread`` reads the entry again, for the IR on first use."""
     # keyed like ``_derive.types.class_ref``, which is not worth importing derivation for
     providers = {f"{type(p).__module__}:{type(p).__qualname__}": p for p in providers_of(module)}
     summary = cached.summary
@@ -245,7 +257,7 @@ def _entry_from_cache(
         providers,
     )
     checked: Prepared = ({}, functions, LiveResolver(classes, providers))
-    cached_ir = _CachedIR(module, cached, source, checked)
+    cached_ir = _CachedIR(module, summary, reread, checked)
     heads = summary.tools
     schemas = _cached_schemas(cached.variants, cached_ir, len(heads))
     return ModuleEntry(
@@ -327,19 +339,21 @@ def _load_or_derive(
     sourceless = source is None and origin.endswith(".pyc")
     if directory is not None:
         cached: _cache.WarmEntry | None = None
+        reread: Callable[[], _cache.WarmEntry | None]
         if source is not None:
             path = _cache.entry_path(directory, name, _cache.source_key(name, source.data))
             cached = _cache.read_warm(path)
+            reread = functools.partial(_cache.read_warm, path)
             if cached is not None and (cached.module != name or not _cache.deps_current(cached)):
                 cached = None
             if cached is not None:
                 _cache.touch_if_old(path)
         elif sourceless:
-            cached = _cache.find_sourceless(directory, name, origin, warm=True)
+            reread = functools.partial(_cache.find_sourceless, directory, name, origin, warm=True)
+            cached = reread()
         if cached is not None:
             try:
-                data = source.data if source is not None else None
-                return _entry_from_cache(module, cached, data), True
+                return _entry_from_cache(module, cached, reread), True
             except (_trust.Untrusted, KeyError) as exc:
                 debug("toolcall: cache entry of %s not used: %s; deriving", name, exc)
             except Exception:

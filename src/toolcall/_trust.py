@@ -112,11 +112,11 @@ def summarize(module_ir: ir.ModuleIR, digest: bytes | None = None) -> Summary:
         heads.append(
             ToolHead(
                 tool.name,
-                tool.module,
-                tool.qualname,
+                "" if tool.module == module_ir.module else tool.module,
+                "" if tool.qualname == tool.name else tool.qualname,
                 tool.description,
                 tool.title,
-                dict(tool.annotations),
+                tuple(tool.annotations.items()),
                 defaults,
             )
         )
@@ -171,9 +171,11 @@ def verify_summary(
     found = {fn.__name__: fn for fn in candidates}
     functions: dict[str, Callable[..., Any]] = {}
     for head in summary.tools:
-        fn = found.get(head.qualname)
-        if fn is None or head.module != name or head.name in functions:
-            raise Untrusted(f"tool {head.name!r} names {head.module}:{head.qualname}, not a tool")
+        qualname = head.qualname or head.name
+        fn = found.get(qualname)
+        if fn is None or head.module not in ("", name) or head.name in functions:
+            where = head.module or name
+            raise Untrusted(f"tool {head.name!r} names {where}:{qualname}, not a tool")
         functions[head.name] = fn
         if head.defaults:
             _check_defaults(head.name, head.defaults, fn)

@@ -147,10 +147,13 @@ class ToolHead(msgspec.Struct, frozen=True, array_like=True):
 
     name: str
     module: str
+    """The tool's module, or "" for the entry's own (nearly always: 10,000 copies of a
+    module name cost memory, and an empty string is one shared object)."""
     qualname: str
+    """The function's name, or "" when it is the tool's name (likewise)."""
     description: str
     title: str
-    annotations: dict[str, bool]
+    annotations: tuple[tuple[str, bool], ...]
     defaults: tuple[tuple[str, Any], ...]
     """Each emitted default, by parameter name, in parameter order."""
 

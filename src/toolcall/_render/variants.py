@@ -63,6 +63,7 @@ class Variants:
             source = self._source
             assert callable(source)
             loaded = self._loaded = source()
+            self._source = loaded  # what produced them (msgpack bytes) can go
         return loaded
 
     @property
