@@ -22,6 +22,7 @@ WARM = {
     "toolcall._cache.fingerprint",
     "toolcall._cache.nodes",
     "toolcall._cache.store",
+    "toolcall._cache.summary",
     "toolcall._derive",
     "toolcall._derive.discovery",
     "toolcall._digest",

@@ -36,7 +36,7 @@ from typing import Any, Final
 import msgspec
 
 from toolcall import ir
-from toolcall._cache.store import Summary, ToolHead, ir_digest
+from toolcall._cache.summary import Summary, ToolHead, ir_digest
 
 __all__ = ["MAX_DEPTH", "Untrusted", "same_summary", "summarize", "verify", "verify_summary"]
 
