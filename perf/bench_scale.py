@@ -308,6 +308,40 @@ def dispatch_report(medians: dict[str, float]) -> list[str]:
     return lines
 
 
+def write_section(lines: list[str], options: argparse.Namespace) -> None:
+    """Replace (or add) the section after ``report.SCALE_MARKER`` in perf/RESULTS.md."""
+    import platform
+    import subprocess as sp
+
+    from report import SCALE_MARKER
+
+    commit = sp.run(
+        ["git", "-C", str(harness.PERF), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    section = [
+        SCALE_MARKER,
+        "## 10,000 tools (`perf/bench_scale.py`)",
+        "",
+        f"One run of `perf/bench_scale.py --modules {options.modules} --runs {options.runs} "
+        "--write` (generated; do not edit by hand), toolcall commit "
+        f"{commit}, Python {platform.python_version()}. Times are medians over the bare "
+        "import of the same modules measured in the same run; peak RSS is `ru_maxrss` of "
+        "each scenario's own interpreter, the Python heap its `tracemalloc` peak in one more "
+        "run. Targets (issue 23) are for 10,000 tools and scale with the tool count.",
+        "",
+        *lines,
+        "",
+    ]
+    path = harness.PERF / "RESULTS.md"
+    text = path.read_text(encoding="utf-8")
+    if SCALE_MARKER in text:
+        text = text[: text.index(SCALE_MARKER)]
+    path.write_text(text.rstrip("\n") + "\n\n" + "\n".join(section), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--modules", type=int, default=500, help="modules of 20 tools")
@@ -319,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-tracemalloc", action="store_true", help="skip the Python-heap (tracemalloc) peaks"
     )
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
+    parser.add_argument(
+        "--write", action="store_true", help="replace the 10,000-tool section of RESULTS.md"
+    )
     options = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="toolcall-scale-"))
     try:
@@ -333,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         medians = dispatch(options.rounds)
         lines += dispatch_report(medians)
     print("\n".join(lines))
+    if options.write:
+        write_section(lines, options)
     if options.json:
         options.json.write_text(json.dumps({"startup": figures, "run": medians}, indent=2))
     return 0

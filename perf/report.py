@@ -460,6 +460,10 @@ def _by_name(name: str) -> tuple[float, str]:
     return (1e-6, "MB") if name.rpartition(": ")[2].startswith("rss") else (1e3, "ms")
 
 
+SCALE_MARKER = "<!-- bench_scale.py -->"
+"""Where the section of ``perf/bench_scale.py --write`` starts in RESULTS.md."""
+
+
 def write(figs: list[Figure], results: dict[str, Any], elapsed: float, where: Path) -> None:
     """perf/RESULTS.md and perf/results.png from one run."""
     chart(figs, results, where / "results.png")
@@ -524,7 +528,13 @@ def write(figs: list[Figure], results: dict[str, Any], elapsed: float, where: Pa
     for title, timings, unit in sections:
         lines += ["", f"### {title}", "", *_timing_rows(timings, unit)]
     lines.append("")
-    (where / "RESULTS.md").write_text("\n".join(lines), encoding="utf-8")
+    results_md = where / "RESULTS.md"
+    kept = ""  # the 10,000-tool section, which perf/bench_scale.py --write owns
+    if results_md.exists():
+        old = results_md.read_text(encoding="utf-8")
+        if SCALE_MARKER in old:
+            kept = old[old.index(SCALE_MARKER) :]
+    results_md.write_text("\n".join(lines) + kept, encoding="utf-8")
 
 
 def chart(figs: list[Figure], results: dict[str, Any], path: Path) -> None:
