@@ -15,8 +15,17 @@ other, both in ``[0-9]`` (every grammar engine reads it; llama.cpp's GBNF conver
 
 Decisions the SPEC leaves open (see docs/decisions.md):
 
-- ``datetime`` and ``time`` are read as RFC 3339, which their ``format`` names: an offset
-  (``Z`` or ``+02:00``) and seconds are required, ``t``/``z`` may be lowercase.
+- ``datetime`` and ``time`` are read as pydantic reads them in JSON mode (issue 21): ISO 8601
+  text, ``T``, ``t`` or a space between date and time, seconds and a fraction optional
+  (``.`` or ``,``; past microseconds it is truncated), an offset optional (``Z``, ``+02:00``,
+  ``+0200``). With an offset the value is aware, without one it is naive: an offset is
+  never invented. A ``datetime`` also takes a bare date (midnight, naive). Hours stop at 23
+  (Python 3.14+ would read ``24:00`` as the next midnight; pydantic refuses it). Unix
+  timestamps, which pydantic also takes, are refused: the schema says a date-time string.
+- ``timedelta`` is an ISO 8601 duration (``P1DT2H``, ``PT0.5S``; lowercase, a sign and a
+  fraction on any unit accepted, as pydantic and msgspec read them; a year is 365 days and a
+  month 30, as pydantic counts them) or a number of seconds, which the schema does not say
+  (pydantic's schema is the string alone), as a ``Decimal`` takes an integer.
 - A ``Decimal`` has at most three exponent digits (``1e999``): Python would otherwise build
   ``Decimal("1e999999999")`` for the tool, a number whose ``int()`` never finishes.
 """
@@ -30,8 +39,8 @@ import re
 import types
 import uuid
 from collections.abc import Callable
-from datetime import date, datetime, time
-from decimal import Decimal
+from datetime import date, datetime, time, timedelta
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, Final
 
 import msgspec
@@ -215,7 +224,8 @@ def _string_integer(value: Any) -> int:
     raise Invalid("expected_integer_string", value)
 
 
-_DECIMAL_TEXT: Final = "-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]{1,3})?"
+# "[.]", not "\\.": llama.cpp's GBNF converter refuses an escaped dot (issue 25)
+_DECIMAL_TEXT: Final = "-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]{1,3})?"
 DECIMAL_PATTERN: Final = f"^{_DECIMAL_TEXT}$"
 _DECIMAL = _shaped(_DECIMAL_TEXT, Decimal)
 _decimal_text = _parsed(_DECIMAL, "invalid_decimal")
@@ -233,13 +243,56 @@ def _base64(text: str) -> bytes:
     return base64.b64decode(text, validate=True)
 
 
-_SECONDS: Final = "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?"
-_OFFSET: Final = "([Zz]|[+-][0-9]{2}:[0-9]{2})"
+_CLOCK: Final = "([01][0-9]|2[0-3]):[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?"
+_OFFSET: Final = "([Zz]|[+-][0-9]{2}:?[0-9]{2})"
 _DATE: Final = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _UUID: Final = "[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
 
-_DATETIME_SHAPE: Final = f"{_DATE}[Tt]{_SECONDS}{_OFFSET}"
-_TIME_SHAPE: Final = f"{_SECONDS}{_OFFSET}"
+_DATETIME_SHAPE: Final = f"{_DATE}([Tt ]{_CLOCK}{_OFFSET}?)?"
+_TIME_SHAPE: Final = f"{_CLOCK}{_OFFSET}?"
+
+# An ISO 8601 duration: each unit's amount, in the order of ``_UNIT_SECONDS``.
+_AMOUNT: Final = "([0-9]+(?:[.,][0-9]+)?)"
+_DURATION = re.compile(
+    f"([-+]?)[Pp](?!$)(?:{_AMOUNT}[Yy])?(?:{_AMOUNT}[Mm])?(?:{_AMOUNT}[Ww])?(?:{_AMOUNT}[Dd])?"
+    f"(?:[Tt](?=[0-9])(?:{_AMOUNT}[Hh])?(?:{_AMOUNT}[Mm])?(?:{_AMOUNT}[Ss])?)?"
+)
+_UNIT_SECONDS: Final = (365 * 86400, 30 * 86400, 7 * 86400, 86400, 3600, 60, 1)
+_LONGEST: Final = Decimal(timedelta.max.days + 1) * 86400
+
+
+def _duration_text(text: str) -> timedelta:
+    found = _DURATION.fullmatch(text)
+    if found is None:
+        raise ValueError(text)
+    sign, *amounts = found.groups()
+    seconds = sum(
+        (
+            Decimal(amount.replace(",", ".")) * unit
+            for amount, unit in zip(amounts, _UNIT_SECONDS, strict=True)
+            if amount is not None
+        ),
+        Decimal(0),
+    )
+    if seconds >= _LONGEST:
+        raise OverflowError(text)
+    micro = int((seconds * 1_000_000).to_integral_value(ROUND_HALF_EVEN))
+    return timedelta(microseconds=-micro if sign == "-" else micro)
+
+
+_duration_string = _parsed(_duration_text, "invalid_duration")
+
+
+def _duration(value: Any) -> timedelta:
+    # a number of seconds is accepted too, as pydantic and msgspec take it
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return timedelta(seconds=value)
+        except (OverflowError, ValueError):  # past timedelta's range, or not finite
+            raise Invalid("invalid_duration", value) from None
+    restored: timedelta = _duration_string(value)
+    return restored
+
 
 # The date check of the fast path. CPython's C ``date.fromisoformat`` reads ASCII digits only
 # and, on ten characters with a dash at index 7, only ``YYYY-MM-DD`` (not the week form
@@ -255,7 +308,10 @@ _FAST_DATE: Final = (
 
 # What msgspec writes (``encode_result``): RFC 3339 when the value is aware, no offset when
 # it is naive, at most microseconds.
-_WRITTEN_SECONDS: Final = "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})?"
+_WRITTEN_SECONDS: Final = "[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})?"
+# A timedelta as msgspec writes it: "P2DT5S", "-PT3600S", "PT0.000005S", "P0D".
+_WRITTEN_FRACTION: Final = "T[0-9]+([.][0-9]{1,6})?S"
+_WRITTEN_DURATION: Final = f"-?P([0-9]+D({_WRITTEN_FRACTION})?|{_WRITTEN_FRACTION})"
 
 
 # -- the table -----------------------------------------------------------------------------------
@@ -291,7 +347,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
             _upper(_shaped(_DATETIME_SHAPE, datetime.fromisoformat)), "invalid_datetime"
         ),
         reason="invalid_datetime",
-        reason_text="expected an RFC 3339 date-time with an offset (2024-05-06T07:08:09Z)",
+        reason_text="expected an ISO 8601 date-time (2024-05-06T07:08, +02:00 or Z if not local)",
         fast=(
             "type({x}) is str and _datetime_shape({x}) is not None",
             "_datetime({x}.upper())",
@@ -316,12 +372,22 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"format": "time"},
         restore=_parsed(_upper(_shaped(_TIME_SHAPE, time.fromisoformat)), "invalid_time"),
         reason="invalid_time",
-        reason_text="expected an RFC 3339 time with an offset (07:08:09Z)",
+        reason_text="expected an ISO 8601 time (07:08 or 07:08:09, +02:00 or Z if not local)",
         fast=(
             "type({x}) is str and _time_shape({x}) is not None",
             "_time({x}.upper())",
         ),
         output={"type": "string", "pattern": f"^{_WRITTEN_SECONDS}$"},
+    ),
+    Scalar(
+        "timedelta",
+        "string",
+        "timedelta",
+        keywords={"format": "duration"},
+        restore=_duration,
+        reason="invalid_duration",
+        reason_text="expected an ISO 8601 duration (PT1H30M, P2D) or a number of seconds",
+        output={"type": "string", "pattern": f"^{_WRITTEN_DURATION}$"},
     ),
     Scalar(
         "uuid",
@@ -426,6 +492,7 @@ STRING_TYPES: Final[dict[type, tuple[str, dict[str, str]]]] = {
     datetime: ("datetime", _BY_KEY["string", "datetime", ""].keywords),
     date: ("date", _BY_KEY["string", "date", ""].keywords),
     time: ("time", _BY_KEY["string", "time", ""].keywords),
+    timedelta: ("timedelta", _BY_KEY["string", "timedelta", ""].keywords),
     uuid.UUID: ("uuid", _BY_KEY["string", "uuid", ""].keywords),
     Decimal: ("decimal", _BY_KEY["string", "decimal", ""].keywords),
     bytes: ("bytes", _BY_KEY["string", "bytes", ""].keywords),

@@ -64,7 +64,7 @@ class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     kind      ``py``
     ========  ==============================================================
     string    ``""`` (str), ``bytes``, ``datetime``, ``date``, ``time``,
-              ``uuid``, ``decimal``, ``path``
+              ``timedelta``, ``uuid``, ``decimal``, ``path``
     enum      ``literal`` (the values themselves) or ``enum`` (members of
               the ``Enum`` class ``ref``)
     array     ``list``, ``tuple``, ``set``, ``frozenset``
@@ -201,7 +201,9 @@ _PY_BY_KIND: Final[dict[str, frozenset[str]]] = {
     "boolean": frozenset({""}),
     "integer": frozenset({""}),
     "number": frozenset({""}),
-    "string": frozenset({"", "bytes", "datetime", "date", "time", "uuid", "decimal", "path"}),
+    "string": frozenset(
+        {"", "bytes", "datetime", "date", "time", "timedelta", "uuid", "decimal", "path"}
+    ),
     "enum": frozenset({"", "literal", "enum"}),
     "array": frozenset({"", "list", "tuple", "set", "frozenset"}),
     "object": frozenset({"", "dict", "dataclass", "namedtuple", "struct", "model"}),

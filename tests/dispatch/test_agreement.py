@@ -13,13 +13,13 @@ next to it in the code; nothing else is excluded.
 ``schema_validator`` (for a) is the emitted schema read strictly, as JSON Schema means it:
 
 - ``pattern`` is ECMA-262 (``\\d`` is ASCII, ``$`` is the very end), not Python's dialect that
-  jsonschema uses; ``format`` (``date``; ``date-time``/``time`` by RFC 3339's grammar; ``uuid``
-  by RFC 9562's) and ``contentEncoding: base64`` are asserted, though 2020-12 makes them
-  annotations, since dispatch parses these strings;
+  jsonschema uses; ``format`` (``date``; ``date-time``, ``time`` and ``duration`` by RFC 3339's
+  grammar; ``uuid`` by RFC 9562's) and ``contentEncoding: base64`` are asserted, though 2020-12
+  makes them annotations, since dispatch parses these strings;
 - RFC 3339 years 0000 and leap seconds (``:60``) are left out: Python cannot represent them;
 - the generators leave out integer strings past ``int``'s 4300-digit limit, decimal exponents
   past ``Decimal``'s range and ``number`` values past 1.8e308 (valid JSON that no ``float``
-  holds): Python limits too;
+  holds), and the schema view durations past ``timedelta``'s 10**9 days: Python limits too;
 - positional-only optionals must be given as a prefix (``argument_gap``): the emitted schema
   does not say so (it could, with ``dependentRequired``), so both views add the rule;
 - ``minimum`` & co. on a ``string_integer`` bound the number its digits spell, as dispatch
@@ -27,9 +27,11 @@ next to it in the code; nothing else is excluded.
 
 ``dispatch_validator`` (for b) is the emitted schema widened by what dispatch documents it
 accepts beyond it: an explicit null for an optional value (SPEC 4), an integer for a
-``string_integer`` (SPEC 3) or a decimal, JSON text for a nested array or object (issue 5.3).
-Nothing else: ``uniqueItems`` and RFC 3339's ``date-time``/``time`` hold in both views (issue
-12: a set took duplicates, a naive "2024-05-06T07:08" and "12:30:00" were accepted).
+``string_integer`` (SPEC 3) or a decimal, a number of seconds for a ``duration``, JSON text
+for a nested array or object (issue 5.3), and ``date-time``/``time``/``duration`` read as
+pydantic reads them (issue 21: ISO 8601, naive without an offset, seconds optional; a sign,
+a fraction and lowercase in a duration). Nothing else: ``uniqueItems`` holds in both views
+(issue 12: a set took duplicates).
 ``multipleOf`` is only used with integers: for floats jsonschema divides in binary
 floating point (0.3 is no multiple of 0.1 there) while dispatch uses exact decimals.
 
@@ -147,6 +149,7 @@ def stamps(
     amount: decimal.Decimal,
     path: pathlib.Path,
     blob: bytes,
+    span: datetime.timedelta = datetime.timedelta(0),
 ) -> None:
     return None
 
@@ -265,6 +268,24 @@ BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3
 RFC3339_TIME = r"([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-]([0-9]{2}):([0-9]{2}))"
 RFC3339_DATE_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]" + RFC3339_TIME)
 RFC3339_FULL_TIME = re.compile(RFC3339_TIME)
+# What dispatch documents it reads (issue 21): pydantic's ISO 8601, offset and seconds optional.
+ISO_TIME = (
+    r"([01][0-9]|2[0-3]):([0-5][0-9])(:[0-5][0-9]([.,][0-9]+)?)?"
+    r"([Zz]|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])?"
+)
+ISO_DATE_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})([Tt ](" + ISO_TIME + "))?")
+ISO_FULL_TIME = re.compile(ISO_TIME)
+# RFC 3339 appendix A (ABNF, so case-insensitive), digits bounded for the generator only.
+_DUR_TIME = r"T([0-9]{1,4}H([0-9]{1,4}M([0-9]{1,4}S)?)?|[0-9]{1,4}M([0-9]{1,4}S)?|[0-9]{1,4}S)"
+_DUR_DATE = r"([0-9]{1,4}D|[0-9]{1,4}M([0-9]{1,4}D)?|[0-9]{1,4}Y([0-9]{1,4}M([0-9]{1,4}D)?)?)"
+RFC3339_DURATION_SHORT = re.compile(f"P({_DUR_DATE}({_DUR_TIME})?|{_DUR_TIME}|[0-9]{{1,4}}W)", re.I)
+RFC3339_DURATION = re.compile(RFC3339_DURATION_SHORT.pattern.replace("{1,4}", "+"), re.I)
+_AMOUNT = "[0-9]+([.,][0-9]+)?"
+ISO_DURATION = re.compile(
+    f"[-+]?P(?!$)({_AMOUNT}Y)?({_AMOUNT}M)?({_AMOUNT}W)?({_AMOUNT}D)?"
+    f"(T(?=[0-9])({_AMOUNT}H)?({_AMOUNT}M)?({_AMOUNT}S)?)?",
+    re.I,
+)
 UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 
@@ -351,6 +372,8 @@ def _widen_for_dispatch(node: dict[str, Any], root: bool) -> dict[str, Any]:
     options = [node]
     if node.get("pattern") in (STRING_INTEGER, DECIMAL):
         options.append({"type": "integer"})  # SPEC 3: "an int is accepted too"
+    if node.get("format") == "duration":
+        options.append({"type": "number"})  # SPEC 3: "a number of seconds accepted too"
     if not root:
         # issue 5.3: JSON text for a nested array or object (a superset: any such text)
         if "array" in _types(node):
@@ -360,29 +383,52 @@ def _widen_for_dispatch(node: dict[str, Any], root: bool) -> dict[str, Any]:
     return node if len(options) == 1 else {"anyOf": options}
 
 
-def _date_time(text: object) -> bool:
+def _date_time(text: object, shape: re.Pattern[str] = RFC3339_DATE_TIME) -> bool:
     # RFC 3339 date-time. Python has no year 0 and no leap second: both are left out here.
-    found = isinstance(text, str) and RFC3339_DATE_TIME.fullmatch(text)
+    found = isinstance(text, str) and shape.fullmatch(text)
     if not found:
         return not isinstance(text, str)
-    year, month, day, hour, minute, second, _, _, off_hour, off_minute = found.groups()
+    year, month, day = found.groups()[:3]
     try:
         date(int(year), int(month), int(day))
     except ValueError:
         return False
+    if shape is ISO_DATE_TIME:
+        return found.group(4) is None or _full_time(found.group(5), ISO_FULL_TIME)
+    hour, minute, second, _, _, off_hour, off_minute = found.groups()[3:]
     return (
         int(hour) < 24 and int(minute) < 60 and int(second) < 60 and _offset(off_hour, off_minute)
     )
 
 
-def _full_time(text: object) -> bool:
-    found = isinstance(text, str) and RFC3339_FULL_TIME.fullmatch(text)
+def _full_time(text: object, shape: re.Pattern[str] = RFC3339_FULL_TIME) -> bool:
+    found = isinstance(text, str) and shape.fullmatch(text)
     if not found:
         return not isinstance(text, str)
+    if shape is ISO_FULL_TIME:
+        return True  # the expression bounds every field
     hour, minute, second, _, _, off_hour, off_minute = found.groups()
     return (
         int(hour) < 24 and int(minute) < 60 and int(second) < 60 and _offset(off_hour, off_minute)
     )
+
+
+_DAYS = {"Y": 365, "W": 7, "D": 1, "H": 1 / 24, "S": 1 / 86400}
+
+
+def _duration(text: object, shape: re.Pattern[str] = RFC3339_DURATION) -> bool:
+    if not isinstance(text, str):
+        return True
+    if shape.fullmatch(text) is None:
+        return False
+    # a Python limit, left out: a timedelta holds less than 10**9 days
+    days, in_time = 0.0, False
+    for amount, unit in re.findall(r"([0-9.,]*)([A-Z])", text.upper()):
+        in_time = in_time or unit == "T"
+        if amount:
+            month_or_minute = 1 / 1440 if in_time else 30
+            days += float(amount.replace(",", ".")) * _DAYS.get(unit, month_or_minute)
+    return days < 999_999_999
 
 
 def _offset(hour: str | None, minute: str | None) -> bool:
@@ -394,12 +440,17 @@ def _uuid(text: object) -> bool:
     return not isinstance(text, str) or UUID.fullmatch(text) is not None
 
 
-def _format_checker(*, rfc3339: bool) -> jsonschema.FormatChecker:
+def _format_checker(*, dispatch: bool) -> jsonschema.FormatChecker:
     checker = jsonschema.FormatChecker(["date"])
     checker.checks("uuid")(_uuid)
-    if rfc3339:
+    if dispatch:
+        checker.checks("date-time")(lambda text: _date_time(text, ISO_DATE_TIME))
+        checker.checks("time")(lambda text: _full_time(text, ISO_FULL_TIME))
+        checker.checks("duration")(lambda text: _duration(text, ISO_DURATION))
+    else:
         checker.checks("date-time")(_date_time)
         checker.checks("time")(_full_time)
+        checker.checks("duration")(_duration)
     return checker
 
 
@@ -470,13 +521,13 @@ def _with_gaps(schema: dict[str, Any], case: tuple[str, str]) -> dict[str, Any]:
 
 def schema_validator(schema: dict[str, Any], case: tuple[str, str]) -> Any:
     """(a): the emitted schema, its annotations asserted as dispatch reads them."""
-    return Validator(_with_gaps(schema, case), format_checker=_format_checker(rfc3339=True))
+    return Validator(_with_gaps(schema, case), format_checker=_format_checker(dispatch=False))
 
 
 def dispatch_validator(schema: dict[str, Any], case: tuple[str, str]) -> Any:
     """(b): the emitted schema, widened by what dispatch documents it also accepts."""
     widened = _walk(_with_gaps(schema, case), _widen_for_dispatch, True)
-    return Validator(widened, format_checker=_format_checker(rfc3339=True))
+    return Validator(widened, format_checker=_format_checker(dispatch=True))
 
 
 # -- generating arguments ------------------------------------------------------------------------
@@ -515,7 +566,11 @@ def arguments(node: dict[str, Any]) -> st.SearchStrategy[Any]:
         leaf["pattern"] = r"^-?[0-9]{1,30}(\.[0-9]{1,30})?([eE][-+]?[0-9]{1,3})?$"
     if "pattern" in leaf:
         leaf["pattern"] = _ecma(leaf["pattern"])  # hypothesis reads \d as any Unicode digit
-    return from_schema(leaf, custom_formats={"uuid": st.uuids().map(str)})
+    formats = {
+        "uuid": st.uuids().map(str),
+        "duration": st.from_regex(RFC3339_DURATION_SHORT, fullmatch=True),
+    }
+    return from_schema(leaf, custom_formats=formats)
 
 
 def _objects(node: dict[str, Any]) -> st.SearchStrategy[Any]:
@@ -610,6 +665,14 @@ EDGES: list[Any] = [
     "07:08:09Z",
     "07:08:09z",
     "07:08",
+    "24:00",
+    "PT1H",
+    "P1Y2M",
+    "pt1,5h",
+    "-PT1H",
+    "P1DT",
+    "1:00:00",
+    "P1000000000D",
     "12345678-1234-5678-1234-567812345678",
     "12345678-1234-5678-1234-5678123456-78",
     "12345678123456781234567812345678",
@@ -763,6 +826,7 @@ FULL: dict[tuple[str, str], dict[str, Any]] = {
         "amount": "1.5",
         "path": "a/b",
         "blob": "aGk=",
+        "span": "PT1H",
     },
     (BROAD, "containers"): {
         "xs": [1],
@@ -867,9 +931,13 @@ _REMOVE: Any = object()
         ("stamps", ["amount"], "1\n", "invalid_decimal"),
         ("stamps", ["amount"], "\u0663", "invalid_decimal"),
         ("stamps", ["amount"], "1e999999999", "invalid_decimal"),
-        ("stamps", ["when"], "2024-05-06T07:08", "invalid_datetime"),
-        ("stamps", ["when"], "2024-05-06T07:08:09", "invalid_datetime"),
-        ("stamps", ["at_"], "12:30:00", "invalid_time"),
+        ("stamps", ["when"], "2024-05-06T24:00", "invalid_datetime"),
+        ("stamps", ["at_"], "24:00", "invalid_time"),
+        ("stamps", ["span"], "P1DT", "invalid_duration"),
+        ("stamps", ["when"], "2024-05-06T07:08", None),
+        ("stamps", ["when"], "2024-05-06T07:08:09", None),
+        ("stamps", ["at_"], "12:30", None),
+        ("stamps", ["span"], 90.5, None),
         ("containers", ["uniq"], [1, 1], "duplicate_items"),
         ("containers", ["frozen"], ["a", "a"], "duplicate_items"),
         ("wire", ["user_id"], "5\n", "expected_integer_string"),

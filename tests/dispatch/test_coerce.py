@@ -209,7 +209,7 @@ def test_unresolvable_enum_gives_the_values() -> None:
     ],
 )
 def test_strings_restore_python_values(py: str, value: Any, expected: Any) -> None:
-    """datetime/date/time from RFC 3339 (lowercase t/z too), UUID, Decimal, Path, base64 bytes."""
+    """datetime/date/time from ISO 8601 (lowercase t/z too), UUID, Decimal, Path, base64 bytes."""
     assert same(coercer(T(kind="string", py=py))(value), expected)
 
 
@@ -309,19 +309,21 @@ def test_decimal_text_is_exactly_the_pattern(value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("py", "value", "reason"),
+    ("py", "value", "expected"),
     [
-        ("datetime", "2024-05-06T07:08:09", "invalid_datetime"),
-        ("datetime", "2024-05-06T07:08Z", "invalid_datetime"),
-        ("datetime", "2024-05-06 07:08:09Z", "invalid_datetime"),
-        ("time", "12:30:00", "invalid_time"),
-        ("time", "12:30", "invalid_time"),
+        ("datetime", "2024-05-06T07:08:09", datetime(2024, 5, 6, 7, 8, 9)),
+        ("datetime", "2024-05-06T07:08Z", datetime(2024, 5, 6, 7, 8, tzinfo=UTC)),
+        ("datetime", "2024-05-06 07:08:09Z", datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)),
+        ("time", "12:30:00", time(12, 30)),
+        ("time", "12:30", time(12, 30)),
     ],
 )
-def test_date_times_and_times_need_what_rfc_3339_needs(py: str, value: str, reason: str) -> None:
-    """format date-time / time is RFC 3339: seconds and an offset; issue 12.1 ("12:30:00" was
-    accepted though the schema refuses it)."""
-    assert fails(T(kind="string", py=py), value) == (reason, (), value)
+def test_date_times_and_times_need_no_offset_nor_seconds(
+    py: str, value: str, expected: Any
+) -> None:
+    """Issue 21 (reverting issue 12.1's RFC 3339 reading): pydantic's ISO 8601, naive when no
+    offset is given; tests/dispatch/test_iso_values.py compares every form with pydantic."""
+    assert same(coercer(T(kind="string", py=py))(value), expected)
 
 
 def test_pattern_applies_to_the_wire_string() -> None:
@@ -591,8 +593,26 @@ def test_union_first_matching_variant_wins() -> None:
     assert same(coercer(t)(5.0), 5)
     assert coercer(t)("5") == "5"
     assert fails(t, [5]) == ("no_matching_type", (), [5])
-    wide = T(kind="union", variants=(T(kind="number"), T(kind="integer")))
-    assert same(coercer(wide)(5), 5.0)
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [(T(kind="integer"), T(kind="number")), (T(kind="number"), T(kind="integer"))],
+    ids=["int | float", "float | int"],
+)
+def test_a_number_keeps_its_json_type_in_a_numeric_union(variants: tuple[T, ...]) -> None:
+    """Issue 21: ``int | float`` given 2.0 hands the function 2.0 (it gave 2), and 2 stays an
+    int in either order, as pydantic's smart unions do; other variants come after."""
+    for t in (
+        T(kind="union", variants=variants),
+        T(kind="union", variants=(T(kind="string"), *variants)),
+    ):
+        assert same(coercer(t)(2.0), 2.0)
+        assert same(coercer(t)(2), 2)
+        assert same(coercer(t)(2.5), 2.5)
+        assert fails(t, True) == ("no_matching_type", (), True)
+    nested = T(kind="array", items=T(kind="union", variants=variants))
+    assert [type(x) for x in coercer(nested)([1, 1.0, 1.5])] == [int, float, float]
 
 
 def test_union_reports_the_one_variant_that_matched_the_shape() -> None:

@@ -270,7 +270,7 @@ def test_what_encode_result_writes_validates(
     assert not errors, (written, errors)
 
 
-ISO_SECONDS = "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})?"
+ISO_SECONDS = "[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})?"
 ISO_DATE_TIME = f"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}T{ISO_SECONDS}$"
 
 

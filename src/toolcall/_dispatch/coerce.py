@@ -424,12 +424,23 @@ def _union(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
     )
     if len(variants) == 1:
         return variants[0]
+    # A number goes first to the variant of its own JSON type, as pydantic's smart unions do:
+    # ``int | float`` keeps 2.0 a float and ``float | int`` keeps 2 an int (issue 21).
+    exact = {
+        number: tuple(c for v, c in zip(t.variants, variants, strict=True) if v.kind == kind)
+        for number, kind in ((int, "integer"), (float, "number"))
+    }
+    orders = {
+        number: first + tuple(c for c in variants if c not in first)
+        for number, first in exact.items()
+        if first
+    }
 
     def union(value: Any) -> Any:
         # When exactly one variant got past the shape check (its error lies deeper inside the
         # value), that variant is what the model meant: report its error, not a bare mismatch.
         deeper: list[Invalid] = []
-        for coerce in variants:
+        for coerce in orders.get(type(value), variants):
             try:
                 return coerce(value)
             except Invalid as error:
