@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import types
 from collections.abc import Callable
@@ -52,15 +53,36 @@ def _run(module: types.ModuleType, calls: list[tuple[str, Any]], **options: Any)
         return server.requests
 
 
-@pytest.mark.parametrize("strict", [False, True])
-def test_the_sdk_sends_toolcalls_schema(module: types.ModuleType, strict: bool) -> None:
-    requests = _run(module, [("get_weather", {"city": "Oslo"})], strict=strict)
+@pytest.mark.parametrize("strict", [None, False, True], ids=["default", "plain", "strict"])
+def test_the_sdk_sends_toolcalls_schema(module: types.ModuleType, strict: bool | None) -> None:
+    """Issue 21.4: strict unless told otherwise, as the SDK's own ``function_tool`` is."""
+    options = {} if strict is None else {"strict": strict}
+    requests = _run(module, [("get_weather", {"city": "Oslo"})], **options)
     sent = requests[0].body["tools"]
+    strict = strict is not False
     emitted = plain(toolcall.emit(module, "openai", strict=strict))
     # the SDK always says whether the schema is strict; toolcall's plain variant leaves it out
     for tool in emitted:
         tool["function"]["strict"] = strict
     assert sent == emitted
+
+
+def test_the_default_is_the_sdks_default(module: types.ModuleType) -> None:
+    """``tools(module)`` is as strict as ``agents.function_tool(f)`` for the same function, and
+    the strict schema passes the SDK's own ``ensure_strict_json_schema`` unchanged."""
+    from agents import function_tool
+    from agents.strict_schema import ensure_strict_json_schema
+
+    def get_weather(city: str, days: int = 3) -> dict[str, Any]:
+        return {}
+
+    sdk = function_tool(get_weather)
+    ours = {t.name: t for t in tools(module)}
+    assert ours["get_weather"].strict_json_schema is sdk.strict_json_schema is True
+    for tool in ours.values():
+        schema = json.loads(json.dumps(tool.params_json_schema))
+        assert ensure_strict_json_schema(copy.deepcopy(schema)) == schema
+    assert not any(t.strict_json_schema for t in tools(module, strict=False))
 
 
 def test_calls_through_the_sdk(module: types.ModuleType) -> None:

@@ -4,8 +4,9 @@
 >>> from toolcall.adapters.openai_agents import tools
 >>> agent = Agent(name="weather", tools=tools("examples.weather"))   # doctest: +SKIP
 
-The SDK gets toolcall's schema as the tool's ``params_json_schema`` (``strict=True``: the
-strict variant, sent with ``strict: true``) and each call goes through ``Toolbox.arun``. A
+The SDK gets toolcall's schema as the tool's ``params_json_schema`` (by default the strict
+variant, sent with ``strict: true``, as the SDK's ``function_tool`` does; ``strict=False``:
+the plain one) and each call goes through ``Toolbox.arun``. A
 failed call (bad arguments, a raising tool, ``toolcall.ToolRetry``, a timeout) answers the
 model with ``{"error": "<message>"}``, the text ``toolcall.providers`` answers with; the run
 goes on. A parameter annotated ``RunContextWrapper`` or ``ToolContext`` (``Annotated[...,
@@ -34,14 +35,16 @@ _is_context = subclass_of(RunContextWrapper)
 def tools(
     source: Source,
     *,
-    strict: bool = False,
+    strict: bool = True,
     timeout: float | None = None,
     inject: Mapping[str, Any] | None = None,
 ) -> list[FunctionTool]:
     """One ``FunctionTool`` per tool of ``source`` (a marked module, a dotted name, a
     ``Toolbox`` or a list of them), in definition order.
 
-    ``strict=True`` sends toolcall's strict schema with ``strict_json_schema=True``.
+    Strict by default, as the SDK's own ``function_tool`` is: toolcall's strict schema, sent
+    with ``strict_json_schema=True``. ``strict=False`` sends the plain schema (defaults,
+    open objects, ``uniqueItems``...) with ``strict_json_schema=False``.
     ``timeout`` bounds each call as ``toolcall.arun``'s does. ``inject`` supplies the
     injected parameters that are not the SDK's context, the same for every call.
     """
