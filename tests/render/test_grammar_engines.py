@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import jsonschema
 import pytest
 from llguidance import LLMatcher, LLTokenizer, grammar_from
 from test_schema_validity import BROAD_SOURCE
@@ -185,6 +186,12 @@ def test_every_format_and_both_strict_values_are_compiled(
     assert len(schemas[True]) >= 10
     assert any('"uniqueItems"' in text for text in schemas[False])
     assert not any('"uniqueItems"' in text for text in schemas[True])
+
+
+def test_every_variant_is_json_schema(variants: list[Variant]) -> None:
+    """The zoo's new rows (a duration, type lists, a described Any) are valid 2020-12 schemas."""
+    for variant in variants:
+        jsonschema.Draft202012Validator.check_schema(variant.schema)
 
 
 def llguidance_error(schema: dict[str, Any], **options: Any) -> str:
