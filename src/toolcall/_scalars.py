@@ -26,6 +26,11 @@ Decisions the SPEC leaves open (see docs/decisions.md):
   fraction on any unit accepted, as pydantic and msgspec read them; a year is 365 days and a
   month 30, as pydantic counts them) or a number of seconds, which the schema does not say
   (pydantic's schema is the string alone), as a ``Decimal`` takes an integer.
+- These rows, not msgspec, decide what is accepted. msgspec's own ``datetime``, ``time`` and
+  ``timedelta`` decoding differs: it rounds a fraction past microseconds (Python and pydantic
+  truncate: ``.1234567`` is 123456 here, 123457 there) and refuses ``12:00``, a bare date, a
+  ``,`` fraction and ``Y``/``M``/``W`` durations, so a path that validates with msgspec must
+  hand such values to these rows.
 - A ``Decimal`` has at most three exponent digits (``1e999``): Python would otherwise build
   ``Decimal("1e999999999")`` for the tool, a number whose ``int()`` never finishes.
 """
