@@ -15,22 +15,14 @@ other, both in ``[0-9]`` (every grammar engine reads it; llama.cpp's GBNF conver
 
 Decisions the SPEC leaves open (see docs/decisions.md):
 
-- ``datetime`` and ``time`` are read as pydantic reads them in JSON mode (issue 21): ISO 8601
-  text, ``T``, ``t`` or a space between date and time, seconds and a fraction optional
-  (``.`` or ``,``; past microseconds it is truncated), an offset optional (``Z``, ``+02:00``,
-  ``+0200``). With an offset the value is aware, without one it is naive: an offset is
-  never invented. A ``datetime`` also takes a bare date (midnight, naive). Hours stop at 23
-  (Python 3.14+ would read ``24:00`` as the next midnight; pydantic refuses it). Unix
-  timestamps, which pydantic also takes, are refused: the schema says a date-time string.
-- ``timedelta`` is an ISO 8601 duration (``P1DT2H``, ``PT0.5S``; lowercase, a sign and a
-  fraction on any unit accepted, as pydantic and msgspec read them; a year is 365 days and a
-  month 30, as pydantic counts them) or a number of seconds, which the schema does not say
-  (pydantic's schema is the string alone), as a ``Decimal`` takes an integer.
-- These rows, not msgspec, decide what is accepted. msgspec's own ``datetime``, ``time`` and
-  ``timedelta`` decoding differs: it rounds a fraction past microseconds (Python and pydantic
-  truncate: ``.1234567`` is 123456 here, 123457 there) and refuses ``12:00``, a bare date, a
-  ``,`` fraction and ``Y``/``M``/``W`` durations, so a path that validates with msgspec must
-  hand such values to these rows.
+- ``datetime``, ``time`` and ``timedelta`` are read as pydantic reads them in JSON mode
+  (issue 21): ISO 8601, naive without an offset (an offset is never invented), hours up to
+  23; Unix timestamps refused; a duration also as a number of seconds, which the schema (the
+  string, as pydantic's) does not say, as a ``Decimal`` takes an integer.
+- These rows, not msgspec, decide what is accepted: msgspec rounds a fraction past
+  microseconds (Python and pydantic truncate) and refuses ``12:00``, a bare date, a ``,``
+  fraction and ``Y``/``M``/``W`` durations, so a path that validates with msgspec must hand
+  such values to these rows.
 - A ``Decimal`` has at most three exponent digits (``1e999``): Python would otherwise build
   ``Decimal("1e999999999")`` for the tool, a number whose ``int()`` never finishes.
 """
