@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import inspect
 import sys
+import typing
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["annotations_of", "signature"]
+__all__ = ["annotations_of", "evaluated_hints", "signature"]
 
 if sys.version_info >= (3, 14):
     import annotationlib
@@ -41,3 +42,30 @@ else:
     def annotations_of(obj: object) -> dict[str, Any]:
         """``__annotations__``: values, or strings under ``from __future__ import annotations``."""
         return dict(getattr(obj, "__annotations__", None) or {})
+
+
+def evaluated_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """Evaluated annotations; one that does not resolve stays a ``ForwardRef`` (or its value)
+    and never loses the others: derivation and dispatch both read them this way."""
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        pass
+    raw = annotations_of(inspect.unwrap(fn))
+    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
+    hints: dict[str, Any] = {}
+    for name, value in raw.items():
+        try:
+            hints[name] = typing.get_type_hints(
+                _Holder(name, value), globalns=namespace, include_extras=True
+            )[name]
+        except Exception:
+            hints[name] = value if not isinstance(value, str) else typing.ForwardRef(value)
+    return hints
+
+
+class _Holder:
+    """A stand-in carrying one annotation, so ``get_type_hints`` evaluates it alone."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.__annotations__ = {name: value}

@@ -63,3 +63,31 @@ def test_the_fast_path_is_refused_where_the_signature_cannot_bind(make_module):
     assert needs_general_path(derived["titled"], module.titled)
     assert needs_general_path(derived["atitled"], module.atitled)
     assert needs_general_path(derived["hidden"], module.hidden)
+
+
+BESIDE_A_BAD_ANNOTATION = '''
+from __future__ import annotations
+__toolcall__ = True
+from typing import Annotated
+from pydantic import AfterValidator, Field
+
+def _twice(v):
+    return v * 2
+
+def titled(title: Annotated[str, Field(default="untitled")], other: Undefined = None) -> str:
+    """Title."""
+    return title
+
+def doubled(n: Annotated[int, AfterValidator(_twice)], other: Undefined = None) -> int:
+    """Double."""
+    return n
+'''
+
+
+def test_one_unresolvable_annotation_keeps_the_others_defaults_and_validators(make_module):
+    """Dispatch reads the live annotations one by one, as derivation does: one that does not
+    resolve must not cost a neighbour its ``Field`` default or its validator (the function
+    was called without ``title``, and ``n`` went unvalidated)."""
+    module = make_module(BESIDE_A_BAD_ANNOTATION)
+    assert toolcall.run(module, "titled", {}) == toolcall.Ok("untitled")
+    assert toolcall.run(module, "doubled", {"n": 4}) == toolcall.Ok(8)

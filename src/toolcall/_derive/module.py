@@ -32,12 +32,13 @@ from toolcall._derive.descriptions import (
 from toolcall._derive.discovery import candidates, is_marked, providers_of
 from toolcall._derive.docstrings import parse_docstring, read_docstring
 from toolcall._derive.pydantic_meta import given_description, is_skipped
-from toolcall._derive.signature import declared_name, evaluated_hints, shown
+from toolcall._derive.signature import declared_name, shown
 from toolcall._derive.source import SourceDocs, module_docs, object_docs, source_docs
 from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
 from toolcall._markers import Param, ToolMeta, is_field_info
 from toolcall._names import PARAMS_ATTR, TOOL_ATTR, TOOL_NAME_RULE, valid_tool_name
+from toolcall._signatures import evaluated_hints
 from toolcall._signatures import signature as signature_of
 
 __all__ = [

@@ -1,17 +1,12 @@
-"""A function's annotations as derivation reads them: evaluated one by one where they must
-be, the name an annotation's source text declares, and an annotation shown in a warning."""
+"""Annotations as derivation reads them: the name an annotation's source text declares,
+and an annotation shown in a warning (evaluating them is ``toolcall._signatures``)."""
 
 from __future__ import annotations
 
 import ast
-import inspect
-import typing
-from collections.abc import Callable
 from typing import Any
 
-from toolcall._signatures import annotations_of
-
-__all__ = ["declared_name", "evaluated_hints", "shown"]
+__all__ = ["declared_name", "shown"]
 
 
 def declared_name(text: str) -> str | None:
@@ -47,29 +42,3 @@ def shown(obj: Any) -> str:
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
-
-
-def evaluated_hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Evaluated annotations; one bad forward reference must not lose the others."""
-    try:
-        return typing.get_type_hints(fn, include_extras=True)
-    except Exception:
-        pass
-    raw = annotations_of(inspect.unwrap(fn))
-    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
-    hints: dict[str, Any] = {}
-    for name, value in raw.items():
-        try:
-            hints[name] = typing.get_type_hints(
-                _Holder(name, value), globalns=namespace, include_extras=True
-            )[name]
-        except Exception:
-            hints[name] = value if not isinstance(value, str) else typing.ForwardRef(value)
-    return hints
-
-
-class _Holder:
-    """A stand-in carrying one annotation, so ``get_type_hints`` evaluates it alone."""
-
-    def __init__(self, name: str, value: Any) -> None:
-        self.__annotations__ = {name: value}

@@ -19,7 +19,6 @@ unless a parameter needs it.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import typing
 from collections.abc import Callable
 from typing import Any, Final
@@ -29,7 +28,7 @@ import msgspec
 from toolcall._dispatch.coerce import Coercer
 from toolcall._dispatch.models import field_info_default, pydantic_invalid
 from toolcall._markers import is_field_info
-from toolcall._signatures import annotations_of
+from toolcall._signatures import evaluated_hints
 
 __all__ = ["annotated_default", "live_hints", "pydantic_checked", "pydantic_coercer"]
 
@@ -40,16 +39,12 @@ _DEPTH: Final = 30
 
 
 def live_hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    """The function's evaluated annotations; an unresolvable one is simply left out."""
-    try:
-        return typing.get_type_hints(fn, include_extras=True)
-    except Exception:
-        raw = annotations_of(inspect.unwrap(fn))
-        return {
-            name: hint
-            for name, hint in raw.items()
-            if not isinstance(hint, str | typing.ForwardRef)
-        }
+    """The function's evaluated annotations; one that does not resolve is left out, alone."""
+    return {
+        name: hint
+        for name, hint in evaluated_hints(fn).items()
+        if not isinstance(hint, str | typing.ForwardRef)
+    }
 
 
 def _metadata(hint: Any) -> tuple[Any, tuple[Any, ...]]:
