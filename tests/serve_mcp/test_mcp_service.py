@@ -19,6 +19,7 @@ import httpx2
 import pytest
 from mcp.types import CallToolResult
 from served import Served, client, serving
+from starlette.types import Message
 from test_mcp_guard import call, until
 
 import subproc
@@ -95,6 +96,52 @@ def test_calls_past_the_grace_period_are_answered_and_the_exit_says_so(tmp_path:
     cut = (True, "the server shut down before the call finished")
     assert results == [cut, cut]
     assert status == 1  # something was lost; a blocked thread did not hold the process
+
+
+async def test_the_lifespan_shutdown_waits_for_the_drain_to_count_what_it_cut_off() -> None:
+    """uvicorn ends the lifespan once the cut-off callers have their answers; the exit status
+    read then must already count them (it was 0 when uvicorn got there first)."""
+    import toolcall
+    from toolcall.mcp.calls import CallLimits, Calls
+    from toolcall.mcp.http import Front, HttpOptions
+
+    async def lifespan(scope: Any, receive: Any, send: Any) -> None:
+        assert (await receive())["type"] == "lifespan.startup"
+        await send({"type": "lifespan.startup.complete"})
+        assert (await receive())["type"] == "lifespan.shutdown"
+        await send({"type": "lifespan.shutdown.complete"})
+
+    calls = Calls(CallLimits())
+    front = Front(lifespan, calls, HttpOptions(grace=0.01))
+    to_app: list[Message] = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    failed_at_completion: list[bool] = []
+
+    async def receive() -> Message:
+        return to_app.pop(0)
+
+    async def send(message: Message) -> None:
+        if message["type"] == "lifespan.shutdown.complete":
+            failed_at_completion.append(front.failed)
+
+    async def forever() -> toolcall.Ok:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    def unused() -> toolcall.Ok:
+        raise AssertionError
+
+    answers: list[Any] = []
+    async with anyio.create_task_group() as group:
+
+        async def running() -> None:
+            answers.append(await calls.run("hold", "1", False, unused, forever, None))
+
+        group.start_soon(running)
+        await anyio.wait_all_tasks_blocked()
+        front._start_drain()
+        await front({"type": "lifespan"}, receive, send)
+    assert failed_at_completion == [True]
+    assert answers[0].error.message == "the server shut down before the call finished"
 
 
 def _parent_of(pid: int) -> int:

@@ -279,6 +279,10 @@ class Front:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 self._take_signals()
+            elif message["type"] == "lifespan.shutdown" and self._draining is not None:
+                # uvicorn shuts down as soon as the cut-off callers have their answers and
+                # closed: the exit status is only known once the drain has counted them
+                await self._draining
             return message
 
         return watched
