@@ -196,7 +196,7 @@ def test_broken_save_keeps_last_good_output(watcher: Watcher) -> None:
 def test_ignored_paths_do_not_rebuild(watcher: Watcher) -> None:
     """Changes in .git, __pycache__, build, hidden and non-.py files trigger no export."""
     for directory in (".git", "__pycache__", "build"):
-        (watcher.project / directory).mkdir()
+        (watcher.project / directory).mkdir(exist_ok=True)  # __pycache__: the first import
     time.sleep(0.3)  # let the observer watch the new directories before files appear in them
     exports = watcher.log().count("exported")
     watcher.write(".git/hook.py", marked("no"))
