@@ -4,6 +4,9 @@
 # it is several times faster than pip at resolving .[dev], and it seeds pip into each venv for
 # the tests that pip-install. The install is skipped while pyproject.toml, EXTRAS and PYTHON
 # are what DIR was last installed with, so a repeated run pays for no resolution at all.
+# Packages are compiled to bytecode at install (uv leaves that to the first import, which
+# PYTHONDONTWRITEBYTECODE, set in many containers, forbids): otherwise every Python the tests
+# start compiles pydantic and the SDKs from source again, most of the suite's time.
 UV=.uv/bin/uv
 
 ensure_uv() {
@@ -17,13 +20,13 @@ ensure_venv() {
   local dir="$1" python="$2" extras="$3" stamp want
   ensure_uv || return 1
   stamp="$dir/.toolcall-install"
-  want="$extras $python $(cksum <pyproject.toml)"
+  want="$extras $python bytecode $(cksum <pyproject.toml)"
   if [ -x "$dir/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     return 0
   fi
   mkdir -p "$dir"
   if "$UV" venv -q --seed --allow-existing -p "$python" "$dir" >"$dir/.install.log" 2>&1 &&
-    "$UV" pip install -q -p "$dir/bin/python" -e ".$extras" >>"$dir/.install.log" 2>&1; then
+    "$UV" pip install -q --compile-bytecode -p "$dir/bin/python" -e ".$extras" >>"$dir/.install.log" 2>&1; then
     echo "$want" >"$stamp"
   else
     cat "$dir/.install.log" >&2

@@ -52,3 +52,23 @@ def make_module(tmp_path: Path) -> Iterator[Callable[..., types.ModuleType]]:
     sys.path.remove(str(tmp_path))
     for name in created:
         sys.modules.pop(name, None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "once: the verdict does not depend on the Python running it (mypy's static check, the "
+        "docs site build); scripts/test runs it on one interpreter of its run",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With ``TOOLCALL_TESTS_ONCE_DONE`` naming the interpreter that runs them (scripts/test
+    sets it for every other one), ``once`` tests skip, saying where they run."""
+    where = os.environ.get("TOOLCALL_TESTS_ONCE_DONE")
+    if not where:
+        return
+    skip = pytest.mark.skip(reason=f"interpreter-independent: this run checks it on {where}")
+    for item in items:
+        if item.get_closest_marker("once") is not None:
+            item.add_marker(skip)

@@ -680,6 +680,7 @@ def test_page_runs(
 # -- the site ---------------------------------------------------------------------------
 
 
+@pytest.mark.once
 def test_site_builds_strict(tmp_path: Path) -> None:
     """`mkdocs build --strict` succeeds, API reference included, with no warning."""
     done = subproc.python(

@@ -77,6 +77,7 @@ def mixed_up(message: anthropic.types.Message) -> list[ChatCompletionMessagePara
 """
 
 
+@pytest.mark.once
 def test_mypy_strict_accepts_the_sdk_types_and_catches_a_mix_up(tmp_path: Path) -> None:
     (tmp_path / "user_program.py").write_text(USER)
     (tmp_path / "mixed_up.py").write_text(WRONG)

@@ -41,20 +41,26 @@ async def anap(seconds: float) -> str:
 
 
 def hold(marker: str, seconds: float) -> str:
-    """Block its thread for ``seconds``; the marker file exists while it runs."""
+    """Block its thread until ``<marker>.release`` exists or ``seconds`` pass; the marker file
+    exists while it runs."""
     open(marker, "w").close()
     try:
-        time.sleep(seconds)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not os.path.exists(marker + ".release"):
+            time.sleep(0.02)
     finally:
         os.remove(marker)
     return "done"
 
 
 async def ahold(marker: str, seconds: float) -> str:
-    """Wait ``seconds``; the marker file exists while it runs (a cancel removes it too)."""
+    """Wait until ``<marker>.release`` exists or ``seconds`` pass; the marker file exists while
+    it runs (a cancel removes it too)."""
     open(marker, "w").close()
     try:
-        await anyio.sleep(seconds)
+        with anyio.move_on_after(seconds):
+            while not os.path.exists(marker + ".release"):
+                await anyio.sleep(0.02)
     finally:
         os.remove(marker)
     return "done"

@@ -20,7 +20,7 @@ import pytest
 from mcp.types import CallToolResult
 from served import Served, client, serving
 from starlette.types import Message
-from test_mcp_guard import call, until
+from test_mcp_guard import call, release, until
 
 import subproc
 
@@ -63,7 +63,7 @@ def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) 
     markers = [tmp_path / f"running-{i}" for i in range(4)]
     with serving("prodtools", "--grace", "60") as served:
         calls = [
-            ("hold" if i % 2 else "ahold", {"marker": str(marker), "seconds": 8})
+            ("hold" if i % 2 else "ahold", {"marker": str(marker), "seconds": 120})
             for i, marker in enumerate(markers)
         ]
         results, threads = _in_threads(served, calls)
@@ -71,10 +71,12 @@ def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) 
         served.process.send_signal(signal.SIGTERM)
         until(lambda: _refused(served))
         still_running = sum(marker.exists() for marker in markers)
+        for marker in markers:
+            release(marker)
         for thread in threads:
             thread.join(60)
         status = served.wait()
-    assert still_running > 0  # refused while calls were in flight
+    assert still_running == 4  # refused while every call was in flight
     assert results == [(False, '"done"')] * 4
     assert status == 0
 
