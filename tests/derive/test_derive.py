@@ -495,6 +495,58 @@ def test_inlining_budget_is_per_tool(make_module):
     assert not any("inline" in message for message in caught)
 
 
+def test_a_class_many_tools_take_is_derived_once_per_module(make_module, monkeypatch):
+    """Twenty tools taking one TypedDict: its fields are read once, every tool gets them,
+    and what reading them said (a warning about one field) is said for every tool, as if
+    each had read them itself."""
+    from toolcall._derive import types as derive_types
+
+    built: list[str] = []
+    real = derive_types.object_type
+
+    def counting(resolver, tp, where):
+        built.append(tp.__qualname__)
+        return real(resolver, tp, where)
+
+    monkeypatch.setattr(derive_types, "object_type", counting)
+    tools = "\n".join(f"def t{i}(item: Item, other: Other) -> None: pass" for i in range(20))
+    module, caught = derive_warnings(
+        make_module,
+        "__toolcall__ = True\nfrom typing import TypedDict\n"
+        "class Item(TypedDict):\n    x: int\n    by_id: dict[int, str]\n"
+        f"class Other(TypedDict):\n    item: Item\n{tools}\n",
+    )
+    assert sorted(built) == ["Item", "Other"]
+    item = {
+        "x": {"type": "integer"},
+        "by_id": {"type": "object", "additionalProperties": {"type": "string"}},
+    }
+    for i in range(20):
+        assert prop(module, "item", tool=i)["properties"] == item
+        assert prop(module, "other", tool=i)["properties"]["item"]["properties"] == item
+    assert len([m for m in caught if m.startswith("Item.by_id: JSON object keys")]) == 40
+
+
+def test_a_shared_class_spends_each_tools_budget_as_if_built_there(make_module):
+    """The budget a shared class used is charged again in every tool that takes it: the
+    second tool runs out at the same place as the first."""
+    classes = "\n".join(f"class T{i}(TypedDict):\n    x: int\n" for i in range(60))
+    fields = "\n".join(f"    f{i}: T{i}" for i in range(60))
+    module, caught = derive_warnings(
+        make_module,
+        "__toolcall__ = True\nfrom typing import TypedDict\n"
+        f"{classes}\nclass Big(TypedDict):\n{fields}\n"
+        "def a(one: Big, two: Big) -> None: pass\n"
+        "def b(one: Big, two: Big) -> None: pass\n",
+    )
+    for tool in (0, 1):
+        assert prop(module, "one", tool)["properties"]["f59"]["type"] == "object"
+        two = prop(module, "two", tool)["properties"]
+        assert two["f37"]["type"] == "object"  # 100 - 61 (one) - 1 (two itself) = 38 left
+        assert two["f38"] == {}
+    assert len([m for m in caught if "nested types to inline" in m]) == 2
+
+
 def test_a_module_getattr_is_never_run_by_discovery(make_module):
     """``__all__`` and ``__toolcall_types__`` are read from the module's ``__dict__``: a marked
     module's ``__getattr__`` (lazy attributes) never runs while its tools are found."""

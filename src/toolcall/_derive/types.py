@@ -19,7 +19,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -64,6 +64,15 @@ _NONE_TYPES = (None, type(None))
 _REQUIRED_WRAPPERS = ("Required", "NotRequired", "ReadOnly")
 
 
+class _Built(NamedTuple):
+    """What building a shared object type produced and did (see ``TypeResolver._inline``)."""
+
+    type: ir.Type
+    cost: int
+    unknowns: int
+    warnings: tuple[str, ...]
+
+
 class TypeResolver:
     """Resolves the annotations of one module (or one runtime function).
 
@@ -91,6 +100,8 @@ class TypeResolver:
         self.dep_modules: set[str] = {type(p).__module__ for p in providers}
         self._stack: list[Any] = []
         self._budget_warned = False
+        self._cuts = 0  # how many times ``_inline`` cut a path short (re-entry, budget)
+        self._built: dict[tuple[Any, int], _Built] = {}
         self._unknowns = 0  # how many times ``_unknown`` ran: a union leaves those out
         self.in_model = 0  # inside a pydantic model, which runs its fields' validators
 
@@ -365,9 +376,9 @@ class TypeResolver:
         if issubclass(tp, enum.Enum):
             return self._enum(tp, where)
         if pydantic_types.is_model(tp):
-            return self._inline(tp, where, lambda: model_type(self, tp, where))
+            return self._inline(tp, where, lambda: model_type(self, tp, where), shared=True)
         if is_object_class(tp):
-            return self._inline(tp, where, lambda: object_type(self, tp, where))
+            return self._inline(tp, where, lambda: object_type(self, tp, where), shared=True)
         provided = self._provided(tp, (), where)
         if provided is not None:
             return provided
@@ -388,11 +399,21 @@ class TypeResolver:
         self.dep_modules.add(tp.__module__)
         return ir.Type(kind="enum", py="enum", ref=class_ref(tp), values=values)
 
-    def _inline(self, key: Any, where: str, build: Callable[[], ir.Type]) -> ir.Type:
-        """Inline an object type once per path: re-entry is ``{}``; the budget is per tool."""
+    def _inline(
+        self, key: Any, where: str, build: Callable[[], ir.Type], *, shared: bool = False
+    ) -> ir.Type:
+        """Inline an object type once per path: re-entry is ``{}``; the budget is per tool.
+
+        A ``shared`` type (a class: its warnings name its own fields, never ``where``) is
+        built once per module and reused by every tool that takes it, with what building it
+        did replayed: its warnings, the budget it used, the unknowns it met. A build that
+        was cut short somewhere depends on the path to it and is never reused.
+        """
         if key in self._stack:
+            self._cuts += 1
             return ir.Type(kind="any")
         if self.budget <= 0:
+            self._cuts += 1
             if not self._budget_warned:
                 self._budget_warned = True
                 self.warn(
@@ -400,12 +421,34 @@ class TypeResolver:
                     "are sent as any value (flatten the types or enumerate the fields)"
                 )
             return ir.Type(kind="any")
+        memo_key = (key, self.in_model)
+        built = self._built.get(memo_key) if shared else None
+        if built is not None and built.cost <= self.budget:
+            self.budget -= built.cost
+            self._unknowns += built.unknowns
+            for message in built.warnings:
+                self.warn(message)
+            return built.type
+        budget, unknowns, cuts, warn = self.budget, self._unknowns, self._cuts, self.warn
+        said: list[str] = []
+
+        def recording(message: str) -> None:
+            said.append(message)
+            warn(message)
+
+        self.warn = recording
         self.budget -= 1
         self._stack.append(key)
         try:
-            return build()
+            t = build()
         finally:
             self._stack.pop()
+            self.warn = warn
+        if shared and self._cuts == cuts:
+            self._built[memo_key] = _Built(
+                t, budget - self.budget, self._unknowns - unknowns, tuple(said)
+            )
+        return t
 
     def _provided(self, origin: Any, args: tuple[Any, ...], where: str) -> ir.Type | None:
         if not self.providers:
