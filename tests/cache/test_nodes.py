@@ -8,6 +8,7 @@ anything ``pack`` could not have written, since nothing but its checksum guards 
 from __future__ import annotations
 
 import json
+import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -76,6 +77,44 @@ def test_frozen_shared_subtrees_are_walked_once() -> None:
     # "object", "integer", {"type": ...}, {"x": ...}, the schema (keys are stored inline)
     assert len(table["nodes"]) == 5
     assert table["loose"] == [table["loose"][0]] * 1000
+
+
+def _visits(run: Callable[[], Any]) -> int:
+    """How many values ``pack`` visited (calls of its ``add``) while ``run`` ran."""
+    walked = 0
+
+    def profile(frame: types.FrameType, event: str, arg: Any) -> None:
+        nonlocal walked
+        if event == "call" and frame.f_code.co_name == "add":
+            walked += frame.f_code.co_filename.endswith("nodes.py")
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return walked
+
+
+def test_equal_copies_are_walked_once() -> None:
+    """The same TypedDict's schema rendered afresh in 1,000 tools (equal, not shared): its
+    nodes are walked for the first copy only; each other copy is one lookup."""
+    text = '{"type": "object", "properties": {"x": {"type": "integer"}, "y": [1, 2.5]}}'
+    copies = [json.loads(text) for _ in range(1000)]
+    one = _visits(lambda: pack(copies[:1], copies[:1]))
+    assert one > 4
+    assert _visits(lambda: pack(copies, copies)) == one + 2 * 999
+    loose, strict = roundtrip(copies, copies)
+    assert _typed(loose) == _typed(copies)
+    assert loose[0] is loose[999] is strict[0]
+
+
+def test_what_msgpack_cannot_encode_is_packed_all_the_same() -> None:
+    """An int past 64 bits or a lone surrogate makes no subtree bytes: walked as usual."""
+    odd = [{"default": 2**70, "enum": ["a\ud800", "b"]}, {"default": 2**70}]
+    table = pack(odd, odd)
+    assert table["strict"] == table["loose"]
+    assert build(table["nodes"], table["loose"], table["strict"], 2) == (odd, odd)
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+import msgspec
+
 from toolcall._frozen import FrozenDict, FrozenList
 
 __all__ = ["DEPTH_LIMIT", "build", "pack"]
@@ -33,6 +35,8 @@ each at most three JSON levels deep (``anyOf`` -> list -> schema, ``properties``
 -> schema), so anything deeper was not written by the library."""
 
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS: Final = frozenset({dict, list, tuple, FrozenDict, FrozenList})
+_encode: Final = msgspec.msgpack.Encoder().encode
 _new_dict: Final = dict.__new__
 _new_list: Final = list.__new__
 _update: Final = dict.update
@@ -49,12 +53,32 @@ def pack(loose: Sequence[Any], strict: Sequence[Any]) -> dict[str, Any]:
     nodes: list[Any] = []
     index: dict[Any, int] = {}
     seen: dict[int, int] = {}  # id -> index: shared (frozen) subtrees are walked once
+    # a subtree's msgpack bytes -> index: a copy of a subtree met before (the same TypedDict
+    # in every tool that takes it) costs one encoding in C instead of a walk of its nodes.
+    # Equal bytes are equal JSON with types kept apart; a subtree msgpack cannot encode
+    # (an int past 64 bits, a lone surrogate) is walked as usual.
+    copies: dict[bytes, int] = {}
 
     def add(value: Any) -> int:
         known = seen.get(id(value))
         if known is not None:
             return known
         kind = type(value)
+        if kind in _CONTAINERS:
+            try:
+                blob: bytes | None = _encode(value)
+            except RecursionError:
+                raise
+            except Exception:
+                blob = None
+            if blob is not None:
+                known = copies.get(blob)
+                if known is None:
+                    known = copies[blob] = walk(value, kind)
+                return known
+        return walk(value, kind)
+
+    def walk(value: Any, kind: type) -> int:
         node: Any
         if isinstance(value, dict):
             children = tuple(map(add, value.values()))
@@ -71,7 +95,7 @@ def pack(loose: Sequence[Any], strict: Sequence[Any]) -> dict[str, Any]:
         if found is None:
             found = index[key] = len(nodes)
             nodes.append(node)
-        if kind in (dict, list, tuple, FrozenDict, FrozenList):
+        if kind in _CONTAINERS:
             seen[id(value)] = found
         return found
 
