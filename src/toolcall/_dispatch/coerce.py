@@ -40,7 +40,7 @@ from toolcall import ir
 from toolcall._dispatch.constraints import in_range, sized, string_checks, tightest
 from toolcall._scalars import Invalid, row_of, text_of
 
-__all__ = ["Coercer", "Invalid", "Resolver", "accepts_null", "build_coercer"]
+__all__ = ["Coercer", "Invalid", "Resolver", "accepts_null", "build_coercer", "enum_table"]
 
 Coercer = Callable[[Any], Any]
 
@@ -165,7 +165,12 @@ def _json_type(value: Any) -> type:
     return type(value)
 
 
-def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
+def enum_table(t: ir.Type, resolver: Resolver) -> dict[tuple[type, Any], Any]:
+    """What each value of an enum restores to, keyed by ``(its JSON type, the value)``.
+
+    A value of exactly that type is looked up as it is (the generated fast path does only
+    that and leaves every other value to the coercer below).
+    """
     restored: dict[tuple[type, Any], Any] = {(_json_type(v), v): v for v in t.values}
     if t.py == "enum":
         try:
@@ -173,6 +178,11 @@ def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
             restored = {key: cls(value) for key, value in restored.items()}
         except (LookupError, ValueError, TypeError):
             pass  # no such class (or not with these values): the values, as for a Literal
+    return restored
+
+
+def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
+    restored = enum_table(t, resolver)
 
     def enum(value: Any) -> Any:
         try:

@@ -31,7 +31,7 @@ from typing import Any, Final
 import msgspec
 
 from toolcall import _log, ir
-from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer
+from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer, enum_table
 from toolcall._dispatch.coerce import _constructor as constructor
 from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
 from toolcall._dispatch.result import Err, Ok, ToolError
@@ -79,6 +79,7 @@ _INLINED: Final[dict[str, frozenset[str]]] = {
         | {"min_length", "max_length"}
     ),
     "object": frozenset({"kind", "nullable", "py", "ref", "fields"}),
+    "enum": frozenset({"kind", "nullable", "py", "ref", "values"}),
 }
 _INLINED["number"] = _INLINED["integer"]
 _ARRAY_PY: Final = frozenset({"", "list", *_CONTAINERS})
@@ -386,6 +387,14 @@ class _Source:
             return self._array(t, x, indent, depth + 1)
         if kind == "object":
             return self._object(t, x, indent, depth + 1)
+        if kind == "enum":
+            # one lookup by exact type and value; whatever else the coercer would try
+            # (an integral float for an integer value) is a deviation
+            y = self.local("n")
+            self.add(
+                indent, f"{y} = {self.constant(enum_table(t, self._resolver))}[type({x}), {x}]"
+            )
+            return y
         row = row_of(kind, t.py, t.wire)
         fast = row.fast if row is not None else None
         assert fast is not None  # every inlined scalar has a check
