@@ -16,7 +16,8 @@ the scenarios interleave round by round and each figure is a median. The run als
 ``run`` on a nested TypedDict tool and on a scalar one against pydantic-ai's validator plus
 call (``harness.compare``, side by side in one process).
 
-Run: ``cd perf && ../.venv/bin/python bench_scale.py [--modules 50] [--runs 3]``.
+Run: ``cd perf && ../.venv/bin/python bench_scale.py [--modules 50] [--runs 3]``
+(``--dispatch-only``: the ``run`` figures alone, in seconds rather than minutes).
 """
 
 from __future__ import annotations
@@ -350,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-peers", action="store_true", help="toolcall and bare import only")
     parser.add_argument("--no-dispatch", action="store_true", help="skip the run figures")
     parser.add_argument(
+        "--dispatch-only", action="store_true", help="only the run figures (no start-up runs)"
+    )
+    parser.add_argument(
         "--no-tracemalloc", action="store_true", help="skip the Python-heap (tracemalloc) peaks"
     )
     parser.add_argument("--json", type=Path, help="also write the raw figures here")
@@ -357,6 +361,9 @@ def main(argv: list[str] | None = None) -> int:
         "--write", action="store_true", help="replace the 10,000-tool section of RESULTS.md"
     )
     options = parser.parse_args(argv)
+    if options.dispatch_only:
+        print("\n".join(dispatch_report(dispatch(options.rounds))))
+        return 0
     root = Path(tempfile.mkdtemp(prefix="toolcall-scale-"))
     try:
         figures = startup(
