@@ -151,3 +151,24 @@ def test_the_generated_code_looks_the_value_up_rather_than_calling_a_coercer() -
     assert {(str, "red"): Colour.RED, (str, "blue"): Colour.BLUE} in constants
     assert {(int, 1): Level.LOW, (int, 2): Level.HIGH} in constants
     assert not any(callable(value) for value in constants)
+
+
+def test_an_enum_pydantic_validates_keeps_its_coercer() -> None:
+    """A pydantic type with enum values is pydantic's to validate: no table lookup for it."""
+    tool = ir.Tool(
+        name="f",
+        parameters=(
+            ir.Parameter(
+                name="x", type=ir.Type(kind="enum", py="pydantic", ref="m:Strict", values=("a",))
+            ),
+        ),
+    )
+    fast = build_fastpath(tool, paint, is_async=False, resolver=RESOLVER)
+    assert fast is not None
+    constants = [
+        cell.cell_contents
+        for name, cell in zip(fast.__code__.co_freevars, fast.__closure__ or (), strict=True)
+        if name.startswith("_k")
+    ]
+    assert len(constants) == 1
+    assert callable(constants[0])

@@ -84,6 +84,7 @@ _INLINED: Final[dict[str, frozenset[str]]] = {
 _INLINED["number"] = _INLINED["integer"]
 _ARRAY_PY: Final = frozenset({"", "list", *_CONTAINERS})
 _OBJECT_PY: Final = frozenset({"", "dict", "dataclass", "namedtuple", "struct"})
+_ENUM_PY: Final = frozenset({"", "literal", "enum"})
 _FIELD_FIELDS: Final = frozenset({"name", "type", "required", "has_default", "default"})
 _PARAMETER_FIELDS: Final = _FIELD_FIELDS | {"positional_only", "keyword_only"}
 _TOOL_FIELDS: Final = frozenset({"name", "parameters", "kwargs", "is_async", "module"})
@@ -379,6 +380,8 @@ class _Source:
             return t.py in _ARRAY_PY and (not t.unique_items or t.py in ("set", "frozenset"))
         if t.kind == "object":
             return t.py in _OBJECT_PY and all(_set_fields(f) <= _FIELD_FIELDS for f in t.fields)
+        if t.kind == "enum":
+            return t.py in _ENUM_PY  # a pydantic type ("pydantic") is pydantic's to validate
         return True
 
     def _restore_value(self, t: ir.Type, x: str, indent: str, depth: int) -> str:
