@@ -314,7 +314,7 @@ def write_section(lines: list[str], options: argparse.Namespace) -> None:
     import platform
     import subprocess as sp
 
-    from report import SCALE_MARKER
+    from report import PROBE_MARKER, SCALE_MARKER
 
     commit = sp.run(
         ["git", "-C", str(harness.PERF), "rev-parse", "--short", "HEAD"],
@@ -338,9 +338,11 @@ def write_section(lines: list[str], options: argparse.Namespace) -> None:
     ]
     path = harness.PERF / "RESULTS.md"
     text = path.read_text(encoding="utf-8")
+    probe = text[text.index(PROBE_MARKER) :] if PROBE_MARKER in text else ""
     if SCALE_MARKER in text:
         text = text[: text.index(SCALE_MARKER)]
-    path.write_text(text.rstrip("\n") + "\n\n" + "\n".join(section), encoding="utf-8")
+    tail = "\n" + probe if probe else ""
+    path.write_text(text.rstrip("\n") + "\n\n" + "\n".join(section) + tail, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

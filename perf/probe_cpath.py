@@ -16,7 +16,9 @@ msgspec (see docs/decisions.md, "C-validated happy path (issue 23)"):
    and the dataclass rebuilt in Python; and ``convert`` into a mirror that builds the
    TypedDicts itself (which ignores unknown keys, so they are counted in Python).
 
-Run: ``cd perf && ../.venv/bin/python probe_cpath.py [--rounds 21]``.
+Run: ``cd perf && ../.venv/bin/python probe_cpath.py [--rounds 21] [--write]`` (``--write``
+replaces its section at the end of RESULTS.md, with ``bench_scale.py --dispatch-only``'s
+figures of the same run).
 """
 
 from __future__ import annotations
@@ -317,11 +319,49 @@ def timings(rounds: int) -> list[str]:
     return lines
 
 
+def write_section(lines: list[str]) -> None:
+    """Replace (or add) the section after ``report.PROBE_MARKER``, at the end of RESULTS.md."""
+    import platform
+
+    from report import PROBE_MARKER
+
+    section = [
+        PROBE_MARKER,
+        "## Nested `run` and `msgspec.convert` (`perf/probe_cpath.py`)",
+        "",
+        "One run of `perf/probe_cpath.py --write` (generated; do not edit by hand), Python "
+        f"{platform.python_version()}, msgspec {msgspec.__version__}. Why nested arguments "
+        'keep the generated Python path: docs/decisions.md, "C-validated happy path '
+        '(issue 23)".',
+        "",
+        *lines,
+        "",
+    ]
+    path = harness.PERF / "RESULTS.md"
+    text = path.read_text(encoding="utf-8")
+    if PROBE_MARKER in text:
+        text = text[: text.index(PROBE_MARKER)]
+    path.write_text(text.rstrip("\n") + "\n\n" + "\n".join(section), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=21, help="samples of each timing")
+    parser.add_argument("--write", action="store_true", help="replace its section of RESULTS.md")
     options = parser.parse_args(argv)
-    print("\n".join([*semantics(), "", *timings(options.rounds)]))
+    from bench_scale import dispatch, dispatch_report
+
+    lines = [
+        *semantics(),
+        "",
+        *timings(options.rounds),
+        "",
+        "`perf/bench_scale.py --dispatch-only` in the same run:",
+        *dispatch_report(dispatch(options.rounds)),
+    ]
+    print("\n".join(lines))
+    if options.write:
+        write_section(lines)
     return 0
 
 

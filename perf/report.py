@@ -462,6 +462,8 @@ def _by_name(name: str) -> tuple[float, str]:
 
 SCALE_MARKER = "<!-- bench_scale.py -->"
 """Where the section of ``perf/bench_scale.py --write`` starts in RESULTS.md."""
+PROBE_MARKER = "<!-- probe_cpath.py -->"
+"""Where the section of ``perf/probe_cpath.py --write`` starts (after the scale section)."""
 
 
 def write(figs: list[Figure], results: dict[str, Any], elapsed: float, where: Path) -> None:
