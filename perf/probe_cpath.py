@@ -126,7 +126,7 @@ def answer(call: Any) -> str:
     try:
         result = call()
     except msgspec.ValidationError as error:
-        return f"ValidationError ({str(error)[:40]})"
+        return f"ValidationError ({str(error).partition(' - at ')[0]})"
     except Exception as error:
         return f"{type(error).__name__}"
     error = getattr(result, "error", None)
