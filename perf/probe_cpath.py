@@ -332,7 +332,9 @@ def write_section(lines: list[str]) -> None:
         "One run of `perf/probe_cpath.py --write` (generated; do not edit by hand), Python "
         f"{platform.python_version()}, msgspec {msgspec.__version__}. Why nested arguments "
         'keep the generated Python path: docs/decisions.md, "C-validated happy path '
-        '(issue 23)".',
+        '(issue 23)", which also gives instruction counts (cachegrind): on a shared machine '
+        "the wall-clock order of the designs below changes from run to run. The C paths "
+        "leave out the checks no code after `convert` can make (a set, a subclass).",
         "",
         *lines,
         "",
