@@ -282,15 +282,11 @@ def c_paths() -> dict[str, Any]:
 
 def timings(rounds: int) -> list[str]:
     import bench_tools as bt
+    from bench_scale import NESTED_ARGS as args
 
     import toolcall
     from toolcall import _registry
 
-    args = {
-        "items": [{"sku": "A-1", "qty": 2}, {"sku": "B-7", "qty": 1, "gift_wrap": True}],
-        "ship_to": {"street": "Karl Johans gate 1", "city": "Oslo", "postcode": "0154"},
-        "priority": "express",
-    }
     ns: dict[str, Any] = {
         "run": toolcall.run,
         "bt": bt,
