@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from toolcall._derive.docstrings import parse_docstring, read_docstring
 
 SPEC_EXAMPLE = """Get the forecast for a city.
@@ -772,7 +773,7 @@ _FRAGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.one_of(st.text(), st.lists(st.one_of(_FRAGMENTS, st.text(max_size=5))).map("".join)))
 def test_never_raises(doc: str) -> None:
     """Any string parses into a (str, dict[str, str]) without raising."""

@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 from pydantic.json_schema import SkipJsonSchema
 
 import toolcall
+from budget import examples
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, Strict, WithJsonSchema
 
 FORMATS = ("openai", "anthropic", "mcp", "gemini", "bedrock")
@@ -192,7 +193,7 @@ def _tool(hint: Any) -> Callable[..., Any]:
 
 @pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
 @settings(
-    max_examples=60,
+    max_examples=examples(60),
     derandomize=True,
     database=None,
     deadline=None,

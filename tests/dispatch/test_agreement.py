@@ -61,6 +61,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 import toolcall
+from budget import examples
 from fakes import FakeResolver
 from toolcall import ir
 from toolcall._dispatch.coerce import Invalid, build_coercer
@@ -761,7 +762,7 @@ def strategies(
 
 
 SETTINGS = settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -782,7 +783,7 @@ def test_schema_valid_arguments_are_accepted(
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{m}.{n}" for m, n in CASES])
-@settings(SETTINGS, max_examples=150)
+@settings(SETTINGS, max_examples=examples(150))
 @given(data=st.data())
 def test_schema_and_dispatch_agree_on_any_arguments(
     modules: dict[str, types.ModuleType], case: tuple[str, str], data: st.DataObject

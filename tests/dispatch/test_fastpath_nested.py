@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolcall
+from budget import examples
 from fakes import near_stack_limit
 from toolcall import _pipeline, _registry, ir
 from toolcall._derive.module import derive_function
@@ -192,7 +193,9 @@ def near_valid(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(near_valid())
 def test_generated_and_general_paths_agree(nested: Any, args: dict[str, Any]) -> None:

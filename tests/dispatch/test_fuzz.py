@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall
+from budget import examples
 from toolcall._dispatch.result import Err, Ok
 from work import count_calls
 
@@ -250,7 +251,7 @@ def tool_calls(draw: st.DrawFn) -> tuple[str, Any]:
 JSON_KEY = st.text(max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(call=tool_calls())
 def test_arbitrary_json_gives_ok_or_an_input_error(
     mod: types.ModuleType, call: tuple[str, Any]
@@ -260,7 +261,7 @@ def test_arbitrary_json_gives_ok_or_an_input_error(
     checked(mod, name, args)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(value=JSON)
 def test_arbitrary_json_in_every_position(mod: types.ModuleType, value: Any) -> None:
     """Any JSON value in place of any one argument of any tool: Ok or an input error."""

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from fakes import FakeResolver, near_stack_limit
 from toolcall import ir
 from toolcall._dispatch.fastpath import MISS, build_fastpath
@@ -593,7 +594,7 @@ def assert_paths_agree(args: Any) -> None:
         assert typed(result.value) == typed(general.value)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(arguments)
 def test_fast_and_general_paths_agree(args: Any) -> None:
     """On any arguments the fast path either falls back or gives exactly the general result."""
@@ -645,7 +646,7 @@ COMPLEX = ir.Tool(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.dictionaries(
         st.sampled_from(["where", "tags", "when", "mode", "extra", "pair", "zz"]),

@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolcall
+from budget import examples
 from toolcall import ir
 from toolcall._render.output import output_schema
 
@@ -257,7 +258,7 @@ def test_the_rows_are_spec_3s(rows: types.ModuleType) -> None:
 
 
 @pytest.mark.parametrize("name", ROWS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_what_encode_result_writes_validates(
     rows: types.ModuleType, name: str, data: st.DataObject
