@@ -6,6 +6,7 @@ measure of speed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -293,6 +294,39 @@ def test_allowed_hosts_turn_the_check_on_elsewhere() -> None:
     settings = _security(HttpOptions(host="0.0.0.0", allowed_hosts=["mcp.example.com"]))
     assert settings.enable_dns_rebinding_protection
     assert settings.allowed_hosts == ["mcp.example.com"]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_connections_are_accepted_with_nagle_off(host: str) -> None:
+    """The listening socket serve-mcp binds (and uvicorn's supervisor) has ``proto`` 0, so
+    asyncio leaves Nagle on; each call then waited for the client's delayed ACK."""
+    from uvicorn.server import ServerState
+
+    from toolcall.mcp.http import TimedProtocol, bind, uvicorn_config
+
+    options = HttpOptions(host=host, port=0)
+    config = uvicorn_config(lambda scope, receive, send: None, options)
+    config.load()
+    made: list[TimedProtocol] = []
+
+    def protocol() -> TimedProtocol:
+        made.append(TimedProtocol(config=config, server_state=ServerState(), app_state={}))
+        return made[-1]
+
+    async def accept_one() -> int:
+        with bind(options) as sock:
+            server = await asyncio.get_running_loop().create_server(protocol, sock=sock)
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            async with asyncio.timeout(30):
+                while not made:
+                    await asyncio.sleep(0.01)
+            accepted = made[0].transport.get_extra_info("socket")
+            nodelay = int(accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+            server.close()
+            return nodelay
+
+    assert asyncio.run(accept_one()) == 1
 
 
 @pytest.fixture(scope="module", params=["127.0.0.2", "0:0:0:0:0:0:0:1"])
