@@ -372,6 +372,9 @@ def _load_or_derive(
     except RecursionError:
         debug("toolcall: schemas of %s too deep to store; not caching it", name)
         return entry, False
+    shared = _shared(variants, len(entry.tool_names))
+    if shared is not None:
+        entry.variants.share(shared)
     try:
         record = _cache.make_entry(
             derived.ir, origin, source.data, deps=deps, variants=variants, mtime=source.mtime
@@ -463,6 +466,18 @@ def _variants_for_cache(entry: ModuleEntry) -> dict[str, Any]:
     from toolcall._cache.nodes import pack
 
     return pack(*entry.variants.schemas())
+
+
+def _shared(table: dict[str, Any], count: int) -> Schemas | None:
+    """The schemas a node table holds, each distinct subtree built once, as a warm load
+    builds them; None for schemas nesting deeper than a table may (a warm load renders
+    those again too)."""
+    from toolcall._cache.nodes import build
+
+    try:
+        return build(table["nodes"], table["loose"], table["strict"], count)
+    except ValueError:
+        return None
 
 
 def lookup(given: types.ModuleType | str) -> ModuleEntry:

@@ -33,6 +33,8 @@ class Variants(Protocol):
 
     def schemas(self) -> tuple[Sequence[Any], Sequence[Any]]: ...
 
+    def share(self, schemas: tuple[Sequence[Any], Sequence[Any]], /) -> None: ...
+
 
 class ModuleEntry:
     """Everything the public API needs about one processed module, prebuilt.

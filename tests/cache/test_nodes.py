@@ -205,3 +205,33 @@ def test_every_variant_from_the_table_equals_a_fresh_render(
         for key in keys:
             assert json.dumps(warm.variants[key]) == json.dumps(expected[key])
             assert json.dumps(cold.variants[key]) == json.dumps(expected[key])
+
+
+AGAIN = '''
+
+def find_again(query: str, options: Options | None = None) -> str:
+    """Find things again."""
+    return query
+'''
+
+
+def test_a_cold_process_holds_what_a_warm_one_does(
+    make_module: Callable[..., types.ModuleType],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the table is written, a cold entry's schemas are the table's: equal subtrees
+    (the TypedDict two tools take, the leaves loose and strict share) are one object, as in
+    a warm process, instead of one rendered copy per tool; what is emitted is the same."""
+    monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
+    module = make_module(TOOLS + AGAIN)
+    cold = _pipeline.lookup(module)  # what the hook derived, rendered and cached
+    assert cold.variants.loaded
+    assert list((tmp_path / "cache").glob("*.tcc"))
+    expected, _ = render_variants(cold.ir.tools, module.__name__)
+    for key in expected:
+        assert json.dumps(cold.variants[key]) == json.dumps(expected[key])
+    loose, strict = cold.variants.schemas()
+    first, _, again = (schema["properties"] for schema in loose)
+    assert first["options"]["properties"] is again["options"]["properties"]
+    assert first["query"] is strict[0]["properties"]["query"]

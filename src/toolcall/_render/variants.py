@@ -66,6 +66,13 @@ class Variants:
             self._source = loaded  # what produced them (msgpack bytes) can go
         return loaded
 
+    def share(self, schemas: Schemas) -> None:
+        """Hold ``schemas`` (equal to the rendered ones, with equal subtrees shared) instead,
+        unless a list has been handed out already: a cold process then holds what a warm one
+        does, not a copy of every subtree in every tool."""
+        if not self._frozen:
+            self._loaded = self._source = schemas
+
     @property
     def loaded(self) -> bool:
         """Whether the schemas exist yet (a warm entry's are produced on first use)."""
