@@ -4,8 +4,8 @@ scripts/test runs the suite on several interpreters and tells each, through
 ``TOOLCALL_TESTS_EXAMPLE_SHARE``, what share of a property's full count to draw: with five
 interpreters each draws a third, so one run of the command still draws more than the full count
 of every property (random examples differ from one interpreter to the next) without paying five
-times for the long tail. A run of pytest on its own draws the full count. The floor keeps every
-strategy branch within reach on each interpreter.
+times for the long tail. A run of pytest on its own draws the full count. The floor keeps a
+small property from drawing only a handful anywhere.
 """
 
 from __future__ import annotations
