@@ -316,7 +316,7 @@ def write_section(lines: list[str], options: argparse.Namespace) -> None:
     import platform
     import subprocess as sp
 
-    from report import PROBE_MARKER, SCALE_MARKER
+    from report import SCALE_MARKER, replace_section
 
     commit = sp.run(
         ["git", "-C", str(harness.PERF), "rev-parse", "--short", "HEAD"],
@@ -336,15 +336,8 @@ def write_section(lines: list[str], options: argparse.Namespace) -> None:
         "run. Targets (issue 23) are for 10,000 tools and scale with the tool count.",
         "",
         *lines,
-        "",
     ]
-    path = harness.PERF / "RESULTS.md"
-    text = path.read_text(encoding="utf-8")
-    probe = text[text.index(PROBE_MARKER) :] if PROBE_MARKER in text else ""
-    if SCALE_MARKER in text:
-        text = text[: text.index(SCALE_MARKER)]
-    tail = "\n" + probe if probe else ""
-    path.write_text(text.rstrip("\n") + "\n\n" + "\n".join(section) + tail, encoding="utf-8")
+    replace_section(harness.PERF / "RESULTS.md", SCALE_MARKER, "\n".join(section))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -319,7 +319,7 @@ def write_section(lines: list[str]) -> None:
     """Replace (or add) the section after ``report.PROBE_MARKER``, at the end of RESULTS.md."""
     import platform
 
-    from report import PROBE_MARKER
+    from report import PROBE_MARKER, replace_section
 
     section = [
         PROBE_MARKER,
@@ -333,13 +333,8 @@ def write_section(lines: list[str]) -> None:
         "leave out the checks no code after `convert` can make (a set, a subclass).",
         "",
         *lines,
-        "",
     ]
-    path = harness.PERF / "RESULTS.md"
-    text = path.read_text(encoding="utf-8")
-    if PROBE_MARKER in text:
-        text = text[: text.index(PROBE_MARKER)]
-    path.write_text(text.rstrip("\n") + "\n\n" + "\n".join(section), encoding="utf-8")
+    replace_section(harness.PERF / "RESULTS.md", PROBE_MARKER, "\n".join(section))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -464,6 +464,21 @@ SCALE_MARKER = "<!-- bench_scale.py -->"
 """Where the section of ``perf/bench_scale.py --write`` starts in RESULTS.md."""
 PROBE_MARKER = "<!-- probe_cpath.py -->"
 """Where the section of ``perf/probe_cpath.py --write`` starts (after the scale section)."""
+SECTIONS = (SCALE_MARKER, PROBE_MARKER)
+"""The sections after the main report, each written by its own script, in this order."""
+
+
+def replace_section(path: Path, marker: str | None, text: str) -> None:
+    """Write ``text`` as the part of ``path`` that ``marker`` starts (None: the main report,
+    before every section), keeping the other parts as they are, in ``SECTIONS`` order."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    starts = sorted((old.index(m), m) for m in SECTIONS if m in old)
+    bounds = [position for position, _ in starts] + [len(old)]
+    parts = {m: old[bounds[i] : bounds[i + 1]] for i, (_, m) in enumerate(starts)}
+    parts[""] = old[: bounds[0]]
+    parts[marker or ""] = text
+    kept = [parts[m].strip("\n") for m in ("", *SECTIONS) if parts.get(m, "").strip("\n")]
+    path.write_text("\n\n".join(kept) + "\n", encoding="utf-8")
 
 
 def write(figs: list[Figure], results: dict[str, Any], elapsed: float, where: Path) -> None:
@@ -529,14 +544,7 @@ def write(figs: list[Figure], results: dict[str, Any], elapsed: float, where: Pa
     )
     for title, timings, unit in sections:
         lines += ["", f"### {title}", "", *_timing_rows(timings, unit)]
-    lines.append("")
-    results_md = where / "RESULTS.md"
-    kept = ""  # the 10,000-tool section, which perf/bench_scale.py --write owns
-    if results_md.exists():
-        old = results_md.read_text(encoding="utf-8")
-        if SCALE_MARKER in old:
-            kept = old[old.index(SCALE_MARKER) :]
-    results_md.write_text("\n".join(lines) + kept, encoding="utf-8")
+    replace_section(where / "RESULTS.md", None, "\n".join(lines))
 
 
 def chart(figs: list[Figure], results: dict[str, Any], path: Path) -> None:
