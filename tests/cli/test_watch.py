@@ -65,7 +65,8 @@ class Watcher:
                 "--out",
                 self.out,
                 *self.options,
-                env={"TOOLCALL_CACHE": "0"},
+                # faulthandler: a watcher that hangs is made to dump its threads (stop)
+                env={"TOOLCALL_CACHE": "0", "PYTHONFAULTHANDLER": "1"},
                 cwd=self.cwd,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -97,9 +98,17 @@ class Watcher:
         return self.proc is not None and self.proc.poll() is None
 
     def stop(self, signum: int) -> int:
+        """Send ``signum``; the exit code. A watcher still running after ``TIMEOUT`` is
+        aborted, so that faulthandler writes where each of its threads was, and the test
+        fails showing that log."""
         assert self.proc is not None
         self.proc.send_signal(signum)
-        return self.proc.wait(timeout=TIMEOUT)
+        try:
+            return self.proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            self.proc.wait(timeout=TIMEOUT)
+            pytest.fail(f"the watcher did not stop on signal {signum}; log:\n{self.log()}")
 
     def close(self) -> None:
         """Stop the watcher if it still runs: SIGTERM first, so that it exits normally (and a
