@@ -44,6 +44,13 @@ def wait_for(
         time.sleep(0.05)
 
 
+def _interruptible() -> None:
+    """In the watcher, before it starts: Ctrl-C's SIGINT as in a terminal. A test run started
+    as a shell's background job (``scripts/test &``) ignores SIGINT, and a child inherits that,
+    which a Python then keeps."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Watcher:
     """A ``toolcall watch`` subprocess on ``project``, exporting to ``out``, logging to a file."""
 
@@ -71,6 +78,7 @@ class Watcher:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 text=False,
+                preexec_fn=_interruptible,
             )
 
     def log(self) -> str:
@@ -106,9 +114,12 @@ class Watcher:
         try:
             return self.proc.wait(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
+            status = Path(f"/proc/{self.proc.pid}/status").read_text(encoding="utf-8")
+            masks = " ".join(line for line in status.splitlines() if line.startswith("Sig"))
             self.proc.send_signal(signal.SIGABRT)
             self.proc.wait(timeout=TIMEOUT)
-            pytest.fail(f"the watcher did not stop on signal {signum}; log:\n{self.log()}")
+            log = self.log()
+            pytest.fail(f"the watcher did not stop on signal {signum} ({masks}); log:\n{log}")
 
     def close(self) -> None:
         """Stop the watcher if it still runs: SIGTERM first, so that it exits normally (and a

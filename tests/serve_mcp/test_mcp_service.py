@@ -102,7 +102,10 @@ def test_calls_past_the_grace_period_are_answered_and_the_exit_says_so(tmp_path:
 
 async def test_the_lifespan_shutdown_waits_for_the_drain_to_count_what_it_cut_off() -> None:
     """uvicorn ends the lifespan once the cut-off callers have their answers; the exit status
-    read then must already count them (it was 0 when uvicorn got there first)."""
+    read then must already count them (it was 0 when uvicorn got there first). uvicorn puts
+    back the signal handlers the lifespan took, and so does this test, driving it alone."""
+    import signal
+
     import toolcall
     from toolcall.mcp.calls import CallLimits, Calls
     from toolcall.mcp.http import Front, HttpOptions
@@ -133,6 +136,7 @@ async def test_the_lifespan_shutdown_waits_for_the_drain_to_count_what_it_cut_of
         raise AssertionError
 
     answers: list[Any] = []
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     async with anyio.create_task_group() as group:
 
         async def running() -> None:
@@ -142,6 +146,8 @@ async def test_the_lifespan_shutdown_waits_for_the_drain_to_count_what_it_cut_of
         await anyio.wait_all_tasks_blocked()
         front._start_drain()
         await front({"type": "lifespan"}, receive, send)
+    for number, handler in before.items():
+        signal.signal(number, handler)
     assert failed_at_completion == [True]
     assert answers[0].error.message == "the server shut down before the call finished"
 
