@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, NoReturn, Self
 
-__all__ = ["FrozenDict", "FrozenList", "freeze", "thaw"]
+__all__ = ["FrozenDict", "FrozenList", "freeze", "seal", "seal_list", "thaw"]
 
 
 def _read_only(self: FrozenDict | FrozenList, *args: object, **kwargs: object) -> NoReturn:
@@ -149,6 +149,22 @@ def freeze(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return FrozenList(value)
     return value
+
+
+def seal(value: dict[str, Any]) -> FrozenDict:
+    """*value* as a `FrozenDict` without walking it: for a dict whose values are frozen or
+    scalars already (an envelope around a frozen schema), where `freeze` would only check
+    each of them again."""
+    frozen_dict = _new_dict(FrozenDict)
+    _update(frozen_dict, value)
+    return frozen_dict
+
+
+def seal_list(items: list[Any]) -> FrozenList:
+    """`seal` for a list whose items are frozen or scalars already."""
+    frozen_list = _new_list(FrozenList)
+    _extend(frozen_list, items)
+    return frozen_list
 
 
 _AS_IS: Final = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})

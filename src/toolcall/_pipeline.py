@@ -253,7 +253,7 @@ def _entry_from_cache(
         module,
         summary,
         (dep.module for dep in cached.deps if dep.module),
-        candidates(module),
+        candidates(module, ordered=False),
         providers,
     )
     checked: Prepared = ({}, functions, LiveResolver(classes, providers))

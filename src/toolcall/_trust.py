@@ -315,17 +315,23 @@ def _annotated_field(fn: Callable[..., Any], name: str) -> Any:
 
 
 def _live_defaults(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Parameter name -> default, from the code object (``inspect.signature`` costs more)."""
-    while True:  # the signature derivation read is the innermost function's
-        inner = getattr(fn, "__wrapped__", None)
-        if inner is None:
-            break
+    """Parameter name -> default, from the code object (``inspect.signature`` costs more,
+    and this runs for every tool of a warm load)."""
+    inner = getattr(fn, "__wrapped__", None)
+    while inner is not None:  # the signature derivation read is the innermost function's
         fn = inner
+        inner = getattr(fn, "__wrapped__", None)
     code = getattr(fn, "__code__", None)
     if code is None:
         return {}
-    positional = code.co_varnames[: code.co_argcount]
-    defaults = getattr(fn, "__defaults__", None) or ()
-    found = dict(zip(positional[len(positional) - len(defaults) :], defaults, strict=True))
-    found.update(getattr(fn, "__kwdefaults__", None) or {})
+    found: dict[str, Any] = {}
+    defaults = getattr(fn, "__defaults__", None)
+    if defaults:
+        count = code.co_argcount
+        if len(defaults) > count:  # assigned by hand: no parameter has a known default
+            return found
+        found.update(zip(code.co_varnames[count - len(defaults) : count], defaults))  # noqa: B905
+    kwdefaults = getattr(fn, "__kwdefaults__", None)
+    if kwdefaults:
+        found.update(kwdefaults)
     return found

@@ -12,6 +12,7 @@ import platform
 import py_compile
 import time
 import types
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,7 @@ def store(
 
 def frame(payload: bytes, version: bytes = _cache.VERSION) -> bytes:
     """Bytes with a correct header around ``payload``."""
-    return _cache.MAGIC + version + hashlib.blake2b(payload, digest_size=16).digest() + payload
+    return _cache.MAGIC + version + zlib.crc32(payload).to_bytes(4, "big") + payload
 
 
 def age(path: Path, seconds: float) -> None:
@@ -181,7 +182,7 @@ def _other_layout(data: bytes) -> bytes:
 
 
 def _bad_checksum(data: bytes) -> bytes:
-    return data[:10] + bytes(16) + data[26:]
+    return data[:10] + bytes(4) + data[14:]
 
 
 def _wrong_shape(data: bytes) -> bytes:
@@ -290,7 +291,12 @@ def test_write_replaces_atomically(
     real_replace = os.replace
 
     def replace(src: str, dst: str) -> None:
-        seen.append((_cache.read_entry(dst), _cache._decoder.decode(Path(src).read_bytes()[26:])))
+        seen.append(
+            (
+                _cache.read_entry(dst),
+                _cache._decoder.decode(Path(src).read_bytes()[_cache._HEADER_SIZE :]),
+            )
+        )
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", replace)

@@ -10,7 +10,6 @@ together and a directory that cannot be created; ``test_cache`` the store's own 
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import logging
 import os
@@ -19,6 +18,7 @@ import subprocess
 import textwrap
 import time
 import types
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -415,7 +415,7 @@ def test_symlink_at_entry_path_is_neither_followed_nor_trusted(
 
 def frame(payload: bytes, version: bytes = _cache.VERSION) -> bytes:
     """An entry file around ``payload`` whose header and checksum are correct."""
-    return _cache.MAGIC + version + hashlib.blake2b(payload, digest_size=16).digest() + payload
+    return _cache.MAGIC + version + zlib.crc32(payload).to_bytes(4, "big") + payload
 
 
 def reframe(entry: _cache.Entry, **changes: Any) -> bytes:

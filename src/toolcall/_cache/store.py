@@ -18,15 +18,16 @@ process a derivation.
 
 Layout of an entry file ``<module>-<key>.tcc``::
 
-    b"TOOLCALL"  2-byte version  16-byte blake2b of the payload  msgpack payload
+    b"TOOLCALL"  2-byte version  4-byte CRC-32 of the payload (big-endian)  msgpack payload
 
 The version's first byte is this file layout, the second ``ir.FORMAT_VERSION``; the key
 covers the module name, the source, the IR format and the Python minor version. An entry
 only counts when its file name is the one its own contents hash to (``read_entry``), so a
 copied or renamed file is a miss and a reader that computed the path from the source needs
-no further comparison. The checksum is unkeyed: it catches damage, not forgery. What an
-entry depends on beyond its source is only known after derivation, so it is recorded in the
-entry as ``Dep`` values (see ``fingerprint``) and checked by ``deps_current``.
+no further comparison. The checksum catches damage, not forgery (the trust check is for
+that), so it is a CRC-32 as in zip files, a quarter of a blake2b's cost on every warm load.
+What an entry depends on beyond its source is only known after derivation, so it is
+recorded in the entry as ``Dep`` values (see ``fingerprint``), checked by ``deps_current``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import os
 import stat
 import sys
 import time
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, Generic, TypeAlias, TypeVar
@@ -99,7 +101,7 @@ StrPath: TypeAlias = "str | os.PathLike[str]"
 V = TypeVar("V")
 
 MAGIC: Final = b"TOOLCALL"
-_LAYOUT_VERSION: Final = 3
+_LAYOUT_VERSION: Final = 4
 VERSION: Final = bytes((_LAYOUT_VERSION, FORMAT_VERSION))
 """Layout of the file, then the IR format: an entry of another IR format is "old format"
 even where its key cannot be recomputed (a sourceless module is found by scanning)."""
@@ -109,7 +111,7 @@ ENTRY_LIMIT: Final = 16 << 20
 anything over this was not written by it, and reading it whole on every import is a cost
 nobody asked for."""
 
-_CHECKSUM_SIZE: Final = 16
+_CHECKSUM_SIZE: Final = 4
 _HEADER_SIZE: Final = len(MAGIC) + len(VERSION) + _CHECKSUM_SIZE
 _KEY_CHARS: Final = 32
 _TEMP_SUFFIX: Final = ".tmp"
@@ -354,10 +356,13 @@ def payload(data: bytes) -> memoryview:
     if version != VERSION:
         raise Reject("old format", f"format version {version.hex()}, expected {VERSION.hex()}")
     body = memoryview(data)[_HEADER_SIZE:]
-    checksum = blake2b(body, digest_size=_CHECKSUM_SIZE).digest()
-    if checksum != data[_HEADER_SIZE - _CHECKSUM_SIZE : _HEADER_SIZE]:
+    if _checksum(body) != data[_HEADER_SIZE - _CHECKSUM_SIZE : _HEADER_SIZE]:
         raise Reject("unreadable", "checksum mismatch")
     return body
+
+
+def _checksum(body: Any) -> bytes:
+    return zlib.crc32(body).to_bytes(_CHECKSUM_SIZE, "big")
 
 
 def read_warm(path: StrPath) -> WarmEntry | None:
@@ -409,7 +414,7 @@ def write_entry(path: StrPath, entry: Entry[Any]) -> bool:
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
         debug("toolcall cache: not writing %s: %s", path, exc)
         return False
-    checksum = blake2b(body, digest_size=_CHECKSUM_SIZE).digest()
+    checksum = _checksum(body)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         _write_atomic(path, MAGIC + VERSION + checksum + body)

@@ -8,16 +8,15 @@ by the digest of the IR's bytes; the IR itself is decoded on the first ``run``.
 
 from __future__ import annotations
 
+import zlib
 from typing import Any, Final
 
 import msgspec
 
-from toolcall._digest import blake2b
-
 __all__ = ["NO_SUMMARY", "Summary", "ToolHead", "ir_digest"]
 
 
-class ToolHead(msgspec.Struct, frozen=True, array_like=True):
+class ToolHead(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """What a warm process needs of one tool before it is first run: what the trust check
     compares with the live function, and the names and texts of its envelopes."""
 
@@ -34,7 +33,7 @@ class ToolHead(msgspec.Struct, frozen=True, array_like=True):
     """Each emitted default, by parameter name, in parameter order."""
 
 
-class Summary(msgspec.Struct, frozen=True, array_like=True):
+class Summary(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """The part of an entry's IR a warm load checks and uses, written beside it.
 
     ``refs`` is every class reference with the ``py`` of the type carrying it (first
@@ -53,8 +52,10 @@ class Summary(msgspec.Struct, frozen=True, array_like=True):
 
 
 def ir_digest(encoded_ir: Any) -> bytes:
-    """The digest of an IR's msgpack bytes that its ``Summary`` records."""
-    return blake2b(encoded_ir, digest_size=16).digest()
+    """The digest of an IR's msgpack bytes that its ``Summary`` records: a CRC-32, like the
+    entry's checksum, since it binds the two against damage, not forgery (the first call
+    checks that the IR summarizes to the summary the load trusted)."""
+    return zlib.crc32(encoded_ir).to_bytes(4, "big")
 
 
 NO_SUMMARY: Final = Summary((), (), (), 0, b"")

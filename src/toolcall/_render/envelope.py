@@ -17,10 +17,17 @@ leaves open:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-__all__ = ["Described", "describe_item", "envelope"]
+__all__ = ["Described", "Seal", "describe_item", "envelope"]
+
+Seal = Callable[[dict[str, Any]], dict[str, Any]]
+"""What an envelope does with each dict it builds: nothing, or ``_frozen.seal``."""
+
+
+def _plain(value: dict[str, Any]) -> dict[str, Any]:
+    return value
 
 
 class Described(Protocol):
@@ -36,8 +43,14 @@ class Described(Protocol):
     def annotations(self) -> Mapping[str, bool] | tuple[tuple[str, bool], ...]: ...
 
 
-def envelope(tool: Described, fmt: str, strict: bool, schema: Any) -> dict[str, Any]:
-    """*tool*'s definition for *fmt* around its arguments *schema* (shared, not copied)."""
+def envelope(
+    tool: Described, fmt: str, strict: bool, schema: Any, seal: Seal = _plain
+) -> dict[str, Any]:
+    """*tool*'s definition for *fmt* around its arguments *schema* (shared, not copied).
+
+    Every dict the envelope adds goes through ``seal``: a warm list's envelopes are frozen
+    as they are built (``_frozen.seal``) instead of walked again afterwards.
+    """
     if fmt == "openai":
         function: dict[str, Any] = {"name": tool.name}
         if tool.description:
@@ -45,17 +58,17 @@ def envelope(tool: Described, fmt: str, strict: bool, schema: Any) -> dict[str, 
         function["parameters"] = schema
         if strict:
             function["strict"] = True
-        return {"type": "function", "function": function}
+        return seal({"type": "function", "function": seal(function)})
     definition: dict[str, Any] = {"name": tool.name}
     if tool.description:
         definition["description"] = tool.description
     if fmt == "gemini":
         # google-genai's FunctionDeclaration takes the JSON Schema as it is here
         definition["parametersJsonSchema"] = schema
-        return definition
+        return seal(definition)
     if fmt == "bedrock":
-        definition["inputSchema"] = {"json": schema}
-        return {"toolSpec": definition}
+        definition["inputSchema"] = seal({"json": schema})
+        return seal({"toolSpec": seal(definition)})
     if fmt == "anthropic":
         definition["input_schema"] = schema
         if strict:
@@ -66,15 +79,17 @@ def envelope(tool: Described, fmt: str, strict: bool, schema: Any) -> dict[str, 
             if tool.title:
                 definition["title"] = tool.title
             if tool.annotations:
-                definition["annotations"] = dict(tool.annotations)
-    return definition
+                definition["annotations"] = seal(dict(tool.annotations))
+    return seal(definition)
 
 
-def describe_item(tool: Described, module: str, schema: Any) -> dict[str, Any]:
+def describe_item(tool: Described, module: str, schema: Any, seal: Seal = _plain) -> dict[str, Any]:
     """*tool*'s ``describe`` entry: its module, name, description and schema."""
-    return {
-        "module": module,
-        "name": tool.name,
-        "description": tool.description,
-        "parameters": schema,
-    }
+    return seal(
+        {
+            "module": module,
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": schema,
+        }
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from toolcall._frozen import FrozenList, freeze
+from toolcall._frozen import FrozenList, seal, seal_list
 from toolcall._names import FORMATS
 from toolcall._render.envelope import Described, describe_item, envelope
 
@@ -90,12 +90,12 @@ class Variants:
         tools = self._tools
         if fmt == "describe":
             module = self._module
-            items = [describe_item(t, module, s) for t, s in zip(tools, loose, strict=True)]
+            items = [describe_item(t, module, s, seal) for t, s in zip(tools, loose, strict=True)]
         else:
             schemas = strict_schemas if strict else loose
             flag = bool(strict)
-            items = [envelope(t, fmt, flag, s) for t, s in zip(tools, schemas, strict=True)]
-        value: FrozenList = self._frozen.setdefault(key, freeze(items))
+            items = [envelope(t, fmt, flag, s, seal) for t, s in zip(tools, schemas, strict=True)]
+        value: FrozenList = self._frozen.setdefault(key, seal_list(items))
         if fmt in FORMATS:
             (self.strict if strict else self.plain)[fmt] = value
         return value
