@@ -298,7 +298,7 @@ def test_module_attribute_docstrings() -> None:
     }
     assert docs.aliases == {
         "Location": "tuple[float, float]",
-        "Address": "'dict[str, str]'",
+        "Address": '"dict[str, str]"',
         "Zone": "str",
         "A": "int",
         "B": "int",
@@ -370,7 +370,7 @@ def test_class_field_docstrings(load: Loader) -> None:
         "Money.currency": "ISO code.",
     }
     assert docs.classes == {"Address": "A postal address.", "Money": "An amount."}
-    assert docs.aliases == {"Money.currency": "'EUR'"}
+    assert docs.aliases == {"Money.currency": '"EUR"'}
 
 
 def test_nested_class_fields() -> None:
@@ -410,13 +410,29 @@ def test_annotations_as_source_text() -> None:
     assert docs.annotations == {
         "f": {
             "a": "Location",
-            "b": "'Address | None'",
+            "b": '"Address | None"',
             "args": "int",
             "d": "Optional[Zone]",
             "kw": "str",
         },
         "C.m": {"x": "list[Address]"},
     }
+
+
+def test_annotation_text_whatever_the_encoding_or_layout() -> None:
+    """The text is sliced from the source where the parser's offsets fit the bytes (UTF-8,
+    one line), and unparsed where they do not (a PEP 263 latin-1 file, several lines)."""
+    latin = "# -*- coding: latin-1 -*-\ndef f(\u00e9: 'Caf\u00e9', x: Optional[Zone]): pass\n"
+    assert parse_source(latin.encode("latin-1")).annotations == {
+        "f": {"\u00e9": "'Caf\u00e9'", "x": "Optional[Zone]"}
+    }
+    utf8 = (
+        "def g(\u00fc: Zon\u00e9 | None, w: (\n    Zone | None\n), v: dict[\n    str, int]): pass\n"
+    )
+    for source in (utf8, utf8.encode(), b"\xef\xbb\xbf" + utf8.encode()):
+        assert parse_source(source).annotations == {
+            "g": {"\u00fc": "Zon\u00e9 | None", "w": "Zone | None", "v": "dict[str, int]"}
+        }
 
 
 @pytest.mark.parametrize(

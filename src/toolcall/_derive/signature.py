@@ -4,13 +4,19 @@ and an annotation shown in a warning (evaluating them is ``toolcall._signatures`
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["declared_name", "shown"]
+
+_CONSTANTS: Final = frozenset({"None", "True", "False"})
+"""The names that parse as constants, not as names."""
 
 
 def declared_name(text: str) -> str | None:
     """``Location``, ``Location | None``, ``Optional[Location]`` -> ``Location``."""
+    # most annotations are one ASCII name (a non-ASCII one the parser would normalize)
+    if text.isascii() and text.isidentifier() and text not in _CONSTANTS:
+        return text
     try:
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
