@@ -7,6 +7,8 @@ and leaves the IR, the schemas, every variant and every plan for their first use
 
 from __future__ import annotations
 
+import gc
+import inspect
 import os
 import types
 from collections.abc import Callable
@@ -102,6 +104,7 @@ def warm(
                 counter.watch(os, name)
             counter.watch(_trust, "_class")
             counter.watch(_trust, "_live_defaults")
+            counter.watch(inspect, "unwrap")
             counter.watch(_cache, "read_bytes")
             for attr in ("_warm_decoder", "_decoder", "_raw_decoder"):
                 patch.setattr(
@@ -183,3 +186,14 @@ def test_an_ir_that_is_not_what_its_checked_summary_says_is_never_run(
     assert callable(entry._ir)  # the load passed
     assert toolcall.run(module, "find_0", {"query": "x"}) == Ok("x 3 0")
     assert [t.qualname for t in entry.ir.tools][:2] == ["find_0", "find_1"]
+
+
+def test_a_warm_load_leaves_its_summary_out_of_the_collectors_walks(warm: Any) -> None:
+    """The summary and its tool heads hold strings, numbers and tuples of them, never a
+    cycle: no garbage collection walks them (10,000 heads would be walked on every pass).
+    Finding the tools to check needs no source order, so no ``inspect.unwrap`` either."""
+    entry, counts, _ = warm(20)
+    heads = entry.variants._tools
+    assert len(heads) == 20
+    assert not any(gc.is_tracked(head) for head in heads)
+    assert counts["inspect.unwrap"] == 0

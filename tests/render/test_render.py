@@ -874,8 +874,14 @@ def tools() -> FrozenList:
 
 
 def test_variants_are_frozen_at_every_depth() -> None:
-    """Every dict and list in every variant is read-only."""
-    for variant in render_variants([WEATHER, EVERYTHING], "m")[0].values():
+    """Every dict and list in every variant is read-only, the envelopes' own included (an MCP
+    tool's annotations, Bedrock's ``inputSchema``)."""
+    hinted = msgspec.structs.replace(
+        WEATHER, name="hinted", title="Hinted", annotations={"readOnlyHint": True}
+    )
+    variants = render_variants([WEATHER, EVERYTHING, hinted], "m")[0]
+    assert variants["mcp", False][2]["annotations"] == {"readOnlyHint": True}
+    for variant in variants.values():
         assert is_frozen(variant)
 
 

@@ -16,6 +16,7 @@ from toolcall._render.envelope import describe_item as _describe
 from toolcall._render.envelope import envelope as _envelope
 from toolcall._render.schema import collect_strict_problems, parameters_schema
 from toolcall._render.strict import strict_warnings
+from toolcall._render.variants import Variants
 
 __all__ = ["describe_entry", "render", "render_schemas", "render_variants"]
 
@@ -64,19 +65,10 @@ def render_variants(
     """Render every variant of a module's tools once, as read-only lists in tool order.
 
     Keys are ``(fmt, strict)`` for every format in ``FORMATS`` and both strict values, plus
-    ``("describe", False)``. Each tool's schema is rendered once per strict value and the
-    frozen result is shared by every envelope that carries it. The second value holds each
-    tool's strict-mode warnings, found while its strict schema was rendered.
+    ``("describe", False)``: every list ``Variants`` builds, built now. The second value
+    holds each tool's strict-mode warnings, found while its strict schema was rendered.
     """
     loose, strict, warnings = render_schemas(tools)
-    variants: dict[tuple[str, bool], FrozenList] = {}
-    for fmt in FORMATS:
-        for flag, schemas in ((False, loose), (True, strict)):
-            variants[fmt, flag] = FrozenList(
-                _envelope(tool, fmt, flag, schema)
-                for tool, schema in zip(tools, schemas, strict=True)
-            )
-    variants["describe", False] = FrozenList(
-        _describe(tool, module, schema) for tool, schema in zip(tools, loose, strict=True)
-    )
-    return variants, warnings
+    lists = Variants(tools, module, (loose, strict))
+    keys = [(fmt, flag) for fmt in FORMATS for flag in (False, True)] + [("describe", False)]
+    return {key: lists[key] for key in keys}, warnings

@@ -96,11 +96,11 @@ def _derive(module: types.ModuleType, strict: bool) -> int:
     issues them, at each tool's function; ``--strict`` adds every ``check_strict`` line.
     """
     from toolcall._derive.module import derive_module, warn_at
-    from toolcall._render.formats import render_variants
+    from toolcall._render.formats import render_schemas
     from toolcall._render.strict import check_strict
 
     derived = derive_module(module)
-    _, strict_lines = render_variants(derived.ir.tools, derived.ir.module)
+    _, _, strict_lines = render_schemas(derived.ir.tools)
     for tool, lines in zip(derived.ir.tools, strict_lines, strict=True):
         function = derived.functions[tool.name]
         for line in lines:
