@@ -114,7 +114,10 @@ class Watcher:
         try:
             return self.proc.wait(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
-            status = Path(f"/proc/{self.proc.pid}/status").read_text(encoding="utf-8")
+            try:  # which signals it ignores or blocks (Linux)
+                status = Path(f"/proc/{self.proc.pid}/status").read_text(encoding="utf-8")
+            except OSError:
+                status = ""
             masks = " ".join(line for line in status.splitlines() if line.startswith("Sig"))
             self.proc.send_signal(signal.SIGABRT)
             self.proc.wait(timeout=TIMEOUT)

@@ -25,7 +25,7 @@ covers the module name, the source, the IR format and the Python minor version. 
 only counts when its file name is the one its own contents hash to (``read_entry``), so a
 copied or renamed file is a miss and a reader that computed the path from the source needs
 no further comparison. The checksum catches damage, not forgery (the trust check is for
-that), so it is a CRC-32 as in zip files, a quarter of a blake2b's cost on every warm load.
+that), so it is a CRC-32 (``_digest.checksum``), a quarter of a blake2b's cost.
 What an entry depends on beyond its source is only known after derivation, so it is
 recorded in the entry as ``Dep`` values (see ``fingerprint``), checked by ``deps_current``.
 """
@@ -37,7 +37,6 @@ import os
 import stat
 import sys
 import time
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, Generic, TypeAlias, TypeVar
@@ -58,7 +57,7 @@ from toolcall._cache.fingerprint import (
     source_hash,
 )
 from toolcall._cache.summary import NO_SUMMARY, Summary, ToolHead, ir_digest
-from toolcall._digest import blake2b
+from toolcall._digest import CHECKSUM_SIZE, blake2b, checksum
 from toolcall._log import debug
 from toolcall.ir import FORMAT_VERSION, ModuleIR
 
@@ -111,8 +110,7 @@ ENTRY_LIMIT: Final = 16 << 20
 anything over this was not written by it, and reading it whole on every import is a cost
 nobody asked for."""
 
-_CHECKSUM_SIZE: Final = 4
-_HEADER_SIZE: Final = len(MAGIC) + len(VERSION) + _CHECKSUM_SIZE
+_HEADER_SIZE: Final = len(MAGIC) + len(VERSION) + CHECKSUM_SIZE
 _KEY_CHARS: Final = 32
 _TEMP_SUFFIX: Final = ".tmp"
 _DAY: Final = 86400.0
@@ -356,13 +354,9 @@ def payload(data: bytes) -> memoryview:
     if version != VERSION:
         raise Reject("old format", f"format version {version.hex()}, expected {VERSION.hex()}")
     body = memoryview(data)[_HEADER_SIZE:]
-    if _checksum(body) != data[_HEADER_SIZE - _CHECKSUM_SIZE : _HEADER_SIZE]:
+    if checksum(body) != data[_HEADER_SIZE - CHECKSUM_SIZE : _HEADER_SIZE]:
         raise Reject("unreadable", "checksum mismatch")
     return body
-
-
-def _checksum(body: Any) -> bytes:
-    return zlib.crc32(body).to_bytes(_CHECKSUM_SIZE, "big")
 
 
 def read_warm(path: StrPath) -> WarmEntry | None:
@@ -414,10 +408,10 @@ def write_entry(path: StrPath, entry: Entry[Any]) -> bool:
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
         debug("toolcall cache: not writing %s: %s", path, exc)
         return False
-    checksum = _checksum(body)
+    check = checksum(body)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        _write_atomic(path, MAGIC + VERSION + checksum + body)
+        _write_atomic(path, MAGIC + VERSION + check + body)
     except OSError as exc:
         debug("toolcall cache: could not write %s: %s", path, exc)
         return False

@@ -8,10 +8,11 @@ by the digest of the IR's bytes; the IR itself is decoded on the first ``run``.
 
 from __future__ import annotations
 
-import zlib
 from typing import Any, Final
 
 import msgspec
+
+from toolcall._digest import checksum
 
 __all__ = ["NO_SUMMARY", "Summary", "ToolHead", "ir_digest"]
 
@@ -52,10 +53,10 @@ class Summary(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 
 def ir_digest(encoded_ir: Any) -> bytes:
-    """The digest of an IR's msgpack bytes that its ``Summary`` records: a CRC-32, like the
-    entry's checksum, since it binds the two against damage, not forgery (the first call
-    checks that the IR summarizes to the summary the load trusted)."""
-    return zlib.crc32(encoded_ir).to_bytes(4, "big")
+    """The digest of an IR's msgpack bytes that its ``Summary`` records: the checksum, since
+    it binds the two against damage, not forgery (the first call checks that the IR
+    summarizes to the summary the load trusted)."""
+    return checksum(encoded_ir)
 
 
 NO_SUMMARY: Final = Summary((), (), (), 0, b"")
