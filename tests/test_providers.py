@@ -3,6 +3,9 @@
 The SDKs serialise requests and parse answers exactly as they would against the provider; the
 server (127.0.0.1 only) records each request body and answers the canned, SDK-validated bodies
 below, so the tests see what the provider would receive.
+
+The SDKs are imported where they are used, not at the top: importing anthropic, openai and
+google-genai takes seconds, which every xdist worker would otherwise pay at collection.
 """
 
 from __future__ import annotations
@@ -14,10 +17,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
 from examples import weather
 
@@ -37,6 +38,10 @@ from toolcall.providers import (
     responses_outputs,
     responses_tools,
 )
+
+if TYPE_CHECKING:
+    import anthropic
+    import openai
 
 TIMEOUT = 5.0
 OSLO = '{"city":"Oslo","days":5}'
@@ -66,12 +71,16 @@ def box() -> toolcall.Toolbox:
 
 
 def _openai(srv: Loopback) -> openai.OpenAI:
+    import openai
+
     return openai.OpenAI(
         api_key="sk-test", base_url=f"{srv.url}/v1", max_retries=0, timeout=TIMEOUT
     )
 
 
 def _anthropic(srv: Loopback) -> anthropic.Anthropic:
+    import anthropic
+
     return anthropic.Anthropic(api_key="sk-test", base_url=srv.url, max_retries=0, timeout=TIMEOUT)
 
 
@@ -269,6 +278,8 @@ def test_chat_async_round_trip_awaits_async_tools(server, box):
     server.answer(_chat())
 
     async def main() -> list[Any]:
+        import openai
+
         async with openai.AsyncOpenAI(
             api_key="sk-test", base_url=f"{server.url}/v1", max_retries=0, timeout=TIMEOUT
         ) as client:
@@ -342,6 +353,8 @@ def test_anthropic_async_round_trip(server, box):
     server.answer(_message([{"type": "text", "text": "Fine."}], "end_turn"))
 
     async def main() -> Any:
+        import anthropic
+
         async with anthropic.AsyncAnthropic(
             api_key="sk-test", base_url=server.url, max_retries=0, timeout=TIMEOUT
         ) as client:
@@ -403,6 +416,8 @@ def test_responses_async_round_trip(server, box):
     server.answer(_response([TEXT_OUTPUT]))
 
     async def main() -> Any:
+        import openai
+
         async with openai.AsyncOpenAI(
             api_key="sk-test", base_url=f"{server.url}/v1", max_retries=0, timeout=TIMEOUT
         ) as client:
@@ -547,9 +562,6 @@ def test_loopback_stops_when_the_block_ends():
 
 # -- Gemini and Bedrock (issue 12.8) -----------------------------------------------------
 
-from botocore.stub import Stubber  # noqa: E402
-from google.genai import types as genai_types  # noqa: E402
-
 from toolcall.providers import (  # noqa: E402
     bedrock_tool_results,
     gemini_function_responses,
@@ -559,6 +571,8 @@ from toolcall.providers import (  # noqa: E402
 @pytest.mark.parametrize("strict", [False, True])
 def test_gemini_declarations_keep_the_schema(strict: bool) -> None:
     """google-genai's FunctionDeclaration validates every emitted tool and keeps the schema."""
+    from google.genai import types as genai_types
+
     for module in ("examples.weather", "examples.orders"):
         for tool in toolcall.emit(module, "gemini", strict=strict):
             declared = genai_types.FunctionDeclaration.model_validate(dict(tool))
@@ -592,6 +606,8 @@ CONVERSE_ANSWER = {
 def test_bedrock_tool_config_passes_converse_validation(strict: bool) -> None:
     """botocore validates the Converse request (toolConfig and a toolResult turn) against its
     service model before sending: a stubbed client, no network."""
+    from botocore.stub import Stubber
+
     tools = [dict(tool) for tool in toolcall.Toolbox("examples.weather").emit("bedrock", strict)]
     assert tools[0]["toolSpec"]["inputSchema"]["json"]["type"] == "object"
     call = {
@@ -625,6 +641,8 @@ def test_bedrock_tool_config_passes_converse_validation(strict: bool) -> None:
 def test_gemini_function_responses_answer_each_call() -> None:
     """Function calls of a GenerateContentResponse become function_response parts google-genai
     accepts: the value as JSON under "output", a failure under "error"."""
+    from google.genai import types as genai_types
+
     response = genai_types.GenerateContentResponse.model_validate(
         {
             "candidates": [

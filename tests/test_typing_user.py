@@ -5,10 +5,15 @@ OpenAI helpers' messages extend a ``list[ChatCompletionMessageParam]``, the Anth
 go where the SDK wants ``ToolResultBlockParam``, the Gemini parts where google-genai wants
 ``PartDict``, with the real SDKs' types. A second program, which puts Anthropic results in an
 OpenAI message list, must fail: the results are the SDKs' types, not ``Any``.
+
+mypy's cache is kept between runs (pytest's cache directory): analysing the SDKs' types from
+nothing takes most of a minute, and a warm cache gives the same verdict (mypy re-reads any
+module whose source changed, the two programs every time).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -16,10 +21,17 @@ import pytest
 
 import subproc
 
-pytest.importorskip("openai")
-pytest.importorskip("anthropic")
-pytest.importorskip("google.genai")
-pytest.importorskip("mypy")
+
+def _found(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # a missing parent package
+        return False
+
+
+# found, not imported: importing the SDKs would cost every xdist worker seconds at collection
+_MISSING = [name for name in ("openai", "anthropic", "google.genai", "mypy") if not _found(name)]
+pytestmark = pytest.mark.skipif(bool(_MISSING), reason=f"not installed: {', '.join(_MISSING)}")
 
 USER = """
 from typing import Any
@@ -78,7 +90,11 @@ def mixed_up(message: anthropic.types.Message) -> list[ChatCompletionMessagePara
 
 
 @pytest.mark.once
-def test_mypy_strict_accepts_the_sdk_types_and_catches_a_mix_up(tmp_path: Path) -> None:
+def test_mypy_strict_accepts_the_sdk_types_and_catches_a_mix_up(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    kept = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
+    cache = tmp_path / "mypy-cache" if kept is None else kept.mkdir("mypy-typing-user")
     (tmp_path / "user_program.py").write_text(USER)
     (tmp_path / "mixed_up.py").write_text(WRONG)
     out = subproc.python(
@@ -87,7 +103,7 @@ def test_mypy_strict_accepts_the_sdk_types_and_catches_a_mix_up(tmp_path: Path) 
         "--strict",
         "--no-color-output",
         "--cache-dir",
-        tmp_path / "mypy-cache",
+        cache,
         "user_program.py",
         "mixed_up.py",
         cwd=tmp_path,
