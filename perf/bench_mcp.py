@@ -9,7 +9,11 @@ thread pool, per-call timeout, limits), ``serve-mcp --inline``, and ``serve-mcp 
 all of them alike. Printed: calls/s, p50, p99 and errors, then each toolcall server's
 throughput as a ratio of FastMCP's (the issue 22 target: at least 1.5x, zero errors).
 
-Run: ``.venv/bin/python perf/bench_mcp.py [--quick] [--sessions 8] [--calls 200]``.
+``--mode legacy`` makes the clients speak the 2025 protocol (a session per client, answers
+streamed or JSON as the server chooses) instead of the SDK's default (``auto``: the 2026
+protocol, where the SDK itself answers a quick call with JSON).
+
+Run: ``.venv/bin/python perf/bench_mcp.py [--quick] [--sessions 8] [--calls 200] [--mode M]``.
 """
 
 from __future__ import annotations
@@ -120,11 +124,11 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait(10)
 
 
-async def load(url: str, sessions: int, calls: int, warmup: int) -> Result:
+async def load(url: str, sessions: int, calls: int, warmup: int, mode: str = "auto") -> Result:
     async def session(k: int) -> Result:
         result = Result()
         http = httpx2.AsyncClient(timeout=httpx2.Timeout(60.0))
-        async with Client(streamable_http_client(url, http_client=http)) as client:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
             for i in range(warmup + calls):
                 started = time.perf_counter()
                 try:
@@ -165,6 +169,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--calls", type=int, default=200, help="calls per session per round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--mode", default="auto", help="the client's protocol: auto or legacy")
     args = parser.parse_args()
     rounds, calls = (1, 60) if args.quick else (args.rounds, args.calls)
     names = list(SERVERS)
@@ -174,11 +179,16 @@ def main() -> None:
         for name in rotated:
             process, url = start(name)
             try:
-                totals[name].add(asyncio.run(load(url, args.sessions, calls, warmup=10)))
+                totals[name].add(
+                    asyncio.run(load(url, args.sessions, calls, warmup=10, mode=args.mode))
+                )
             finally:
                 stop(process)
     base = totals["fastmcp"].rate
-    print(f"{args.sessions} sessions, {rounds} x {calls} calls each (add and place_order)")
+    print(
+        f"{args.sessions} sessions, {rounds} x {calls} calls each (add and place_order), "
+        f"client mode {args.mode}"
+    )
     print(
         f"{'server':36} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'vs fastmcp':>11}"
     )

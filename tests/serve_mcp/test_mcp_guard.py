@@ -38,6 +38,19 @@ def guard() -> Iterator[Served]:
         yield served
 
 
+@pytest.fixture(scope="module")
+def streaming() -> Iterator[Served]:
+    """The guard's tools answered on SSE streams (``guard`` answers with JSON: no tool there
+    takes a Context), where the SDK notices a 2026-protocol client leaving by itself."""
+    with serving("prodtools", "--response", "sse", "--access-log") as served:
+        yield served
+
+
+@pytest.fixture(params=["json", "sse"])
+def answering(request: pytest.FixtureRequest) -> Served:
+    return request.getfixturevalue("guard" if request.param == "json" else "streaming")
+
+
 def until(found: Callable[[], Any], seconds: float = 40) -> Any:
     deadline = time.monotonic() + seconds
     while True:
@@ -128,19 +141,21 @@ def _leave_after_start(guard: Served, tool: str, marker: Path, seconds: float) -
     sock.close()
 
 
-def test_an_async_call_whose_client_left_is_cancelled(guard: Served, tmp_path: Path) -> None:
+def test_an_async_call_whose_client_left_is_cancelled(answering: Served, tmp_path: Path) -> None:
     marker = tmp_path / "async-running"
-    _leave_after_start(guard, "ahold", marker, 60)
-    until(lambda: calls_logged(guard, "ahold", "cancelled"))
+    _leave_after_start(answering, "ahold", marker, 60)
+    until(lambda: calls_logged(answering, "ahold", "cancelled"))
     assert not marker.exists()  # the tool's own finally ran: it was cancelled, not left
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_streamed_call_whose_client_left_is_cancelled(
-    guard: Served, tmp_path: Path, anyio_backend: str
+async def test_a_session_call_whose_client_left_is_cancelled(
+    answering: Served, tmp_path: Path, anyio_backend: str
 ) -> None:
-    """The 2025 protocol (a session, the answer on an SSE stream): the client leaves."""
+    """The 2025 protocol (a session, the answer as JSON or on an SSE stream): the client
+    leaves."""
+    guard = answering
     marker = tmp_path / "streamed-running"
     before = len(calls_logged(guard, "ahold", "cancelled"))
 

@@ -302,7 +302,8 @@ def add_parser(commands: Any, port: Any) -> None:
         "--response",
         choices=("json", "sse"),
         default=None,
-        help="answer with JSON or an SSE stream (default: json when stateless, else sse)",
+        help="answer with JSON or an SSE stream (default: sse where a tool takes a Context and "
+        "sessions are kept, else json)",
     )
     scale.add_argument(
         "--workers",

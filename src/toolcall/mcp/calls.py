@@ -136,10 +136,24 @@ class ThreadPool:
 class Calls:
     """The calls of one server process: admission, running, accounting, shutdown."""
 
-    __slots__ = ("_idle", "_scopes", "draining", "limits", "lost", "pool", "running")
+    __slots__ = (
+        "_idle",
+        "_scopes",
+        "answers_json",
+        "draining",
+        "limits",
+        "lost",
+        "pool",
+        "running",
+        "streams",
+    )
 
-    def __init__(self, limits: CallLimits) -> None:
+    def __init__(self, limits: CallLimits, *, streams: bool = False) -> None:
         self.limits = limits
+        # a tool can send messages while it runs (progress, logs): its answer needs a stream
+        self.streams = streams
+        # set by the HTTP app: a JSON answer has no stream whose end tells the SDK the client left
+        self.answers_json = False
         self.pool = None if limits.threads is None else ThreadPool(limits.threads)
         self.running = 0
         self.draining = False

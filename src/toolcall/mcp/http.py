@@ -62,7 +62,10 @@ class Unprotected(ValueError):
 class HttpOptions:
     """The HTTP service's settings; every default is safe for a public server.
 
-    ``json_response`` defaults to ``stateless`` (a stateless server has no stream to keep).
+    ``json_response`` (None) answers with JSON unless the server is stateful and a tool takes a
+    ``Context``: only such a tool sends messages while it runs (progress, logs), and only an SSE
+    stream carries them; otherwise a stream carries the one answer JSON does, at more cost to
+    the client.
     ``allowed_hosts``/``allowed_origins`` (``"mcp.example.com"``, ``"https://app.example"``;
     a port may follow, ``:*`` for any) turn the Host/Origin check on for any bind; on
     loopback it is always on. ``max_connections`` is uvicorn's ``limit_concurrency`` (503
@@ -155,7 +158,10 @@ def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
             return JSONResponse({"status": "draining"}, status_code=503)
         return JSONResponse({"status": "ok"})
 
-    json_response = options.stateless if options.json_response is None else options.json_response
+    json_response = options.json_response
+    if json_response is None:
+        json_response = options.stateless or not calls.streams
+    calls.answers_json = json_response
     app = server.streamable_http_app(
         streamable_http_path=options.path,
         json_response=json_response,

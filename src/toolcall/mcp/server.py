@@ -105,7 +105,7 @@ def build_server(
         for spec in specs(box, "mcp", False, _is_context, None)
         if spec.contexts
     }
-    calls = Calls(limits)
+    calls = Calls(limits, streams=bool(contexts))
     handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts, calls)
     # what the 2026 protocol checks Mcp-Param headers against; without it the SDK runs the
     # whole tools/list handler for every tools/call
@@ -167,10 +167,12 @@ class _Handlers:
         request_id = None if headers is None else headers.get(REQUEST_ID_HEADER)
         if request_id is None:
             request_id = uuid.uuid4().hex[:16]
-        # the 2026 protocol's requests are cancelled by the SDK when their client leaves;
-        # the 2025 ones (an SSE stream, or none) are watched here
+        # the SDK cancels a 2026-protocol request whose client leaves only while it may still
+        # stream the answer; the others (the 2025 protocol, JSON answers) are watched here
         receive = None
-        if headers is not None and headers.get(_VERSION_HEADER) in _WATCHED:
+        if headers is not None and (
+            self._calls.answers_json or headers.get(_VERSION_HEADER) in _WATCHED
+        ):
             receive = getattr(request, "receive", None)
         result = await self._calls.run(
             name,

@@ -1,0 +1,99 @@
+"""Issue 22: JSON responses where streaming is not needed.
+
+A stateful ``serve-mcp`` answers a request with one JSON body unless one of its tools takes a
+``Context``: only such a tool sends messages while it runs (progress, logs), and only an SSE
+stream carries them. A stream carrying one answer costs the client more than the same answer
+as JSON (the benchmark's client spends its CPU parsing it), and loses nothing when JSON has
+nothing to drop. ``--response`` chooses either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from served import HERE, JSON_HEADERS, ROOT, client, rpc, serving
+
+_LEGACY = "2025-06-18"
+
+STREAMING = '''
+__toolcall__ = True
+from toolcall.mcp import Context
+
+
+async def index(path: str, ctx: Context) -> str:
+    """Index the files under a path."""
+    await ctx.report_progress(1, 2, "halfway")
+    return f"indexed {path}"
+
+
+def add(a: int, b: int = 1) -> int:
+    """Add two numbers."""
+    return a + b
+'''
+
+
+def _content_types(url: str, arguments: dict[str, Any]) -> tuple[str, str]:
+    """A 2025-protocol session opened by hand: the content types of the answers to
+    ``initialize`` and to one call of ``add``, whose result is 3."""
+    hello = {"protocolVersion": _LEGACY, "capabilities": {}}
+    hello["clientInfo"] = {"name": "tests", "version": "0"}
+    opened = httpx2.post(url, headers=JSON_HEADERS, json=rpc("initialize", hello), timeout=30)
+    headers = {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+    headers["mcp-protocol-version"] = _LEGACY
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx2.post(url, headers=headers, json=note, timeout=30).status_code == 202
+    call = rpc("tools/call", {"name": "add", "arguments": arguments}, 2)
+    answer = httpx2.post(url, headers=headers, json=call, timeout=30)
+    assert answer.status_code == 200
+    assert '"text":"3"' in answer.text.replace(" ", "")
+    return (
+        opened.headers["content-type"].split(";")[0],
+        answer.headers["content-type"].split(";")[0],
+    )
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [((), "application/json"), (("--response", "sse"), "text/event-stream")],
+)
+def test_a_server_whose_tools_cannot_stream_answers_with_json(
+    flags: tuple[str, ...], expected: str
+) -> None:
+    with serving("prodtools", *flags) as served:
+        assert _content_types(served.url, {"a": 2}) == (expected, expected)
+
+
+def _streaming_module(tmp_path: Path) -> Path:
+    (tmp_path / "streaming_tools.py").write_text(STREAMING)
+    return tmp_path
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_tool_that_takes_a_context_keeps_its_stream(
+    tmp_path: Path, mode: str, anyio_backend: str
+) -> None:
+    """Progress reaches the client on either protocol, and every answer of that server is a
+    stream (the choice is the server's, made before any call)."""
+    root = _streaming_module(tmp_path)
+    with serving("streaming_tools", paths=[root, HERE, ROOT]) as served:
+        if mode == "legacy":
+            kinds = await anyio.to_thread.run_sync(_content_types, served.url, {"a": 2, "b": 1})
+            assert kinds == ("text/event-stream", "text/event-stream")
+        progress: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            progress.append((done, total, message))
+
+        with anyio.fail_after(60):
+            async with client(served.url, mode=mode) as session:
+                result = await session.call_tool(
+                    "index", {"path": "/srv"}, progress_callback=on_progress
+                )
+    assert not result.is_error
+    assert progress == [(1, 2, "halfway")]
