@@ -2,9 +2,9 @@
 
 scripts/test runs the suite on several interpreters and tells each, through
 ``TOOLCALL_TESTS_EXAMPLE_SHARE``, what share of a property's full count to draw: with five
-interpreters each draws a third, so one run of the command still draws more than the full count
-of every property (random examples differ from one interpreter to the next) without paying five
-times for the long tail. A run of pytest on its own draws the full count. The floor keeps a
+interpreters each draws a fifth, so one run of the command still draws the full count of every
+property (random examples differ from one interpreter to the next) without paying five times
+for it. A run of pytest on its own draws the full count. The floor keeps a
 small property from drawing only a handful anywhere.
 """
 
