@@ -46,9 +46,16 @@ def streaming() -> Iterator[Served]:
         yield served
 
 
-@pytest.fixture(params=["json", "sse"])
+@pytest.fixture(scope="module")
+def sessionless() -> Iterator[Served]:
+    with serving("prodtools", "--stateless", "--access-log") as served:
+        yield served
+
+
+@pytest.fixture(params=["guard", "streaming", "sessionless"])
 def answering(request: pytest.FixtureRequest) -> Served:
-    return request.getfixturevalue("guard" if request.param == "json" else "streaming")
+    """Each way a call is answered: JSON, an SSE stream, JSON without sessions."""
+    return request.getfixturevalue(request.param)
 
 
 def until(found: Callable[[], Any], seconds: float = 40) -> Any:
