@@ -3,8 +3,8 @@
 A stateful ``serve-mcp`` answers a request with one JSON body unless one of its tools takes a
 ``Context``: only such a tool sends messages while it runs (progress, logs), and only an SSE
 stream carries them. A stream carrying one answer costs the client more than the same answer
-as JSON (the benchmark's client spends its CPU parsing it), and loses nothing when JSON has
-nothing to drop. ``--response`` chooses either way.
+as JSON (on the 2025 protocol the SDK's client spends about 40 % less CPU on JSON), and JSON
+loses nothing where no message could be dropped. ``--response`` chooses either way.
 """
 
 from __future__ import annotations
