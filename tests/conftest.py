@@ -60,15 +60,28 @@ def pytest_configure(config: pytest.Config) -> None:
         "once: the verdict does not depend on the Python running it (mypy's static check, the "
         "docs site build); scripts/test runs it on one interpreter of its run",
     )
+    config.addinivalue_line(
+        "markers",
+        "long: a test of several seconds on its own (real processes, a server's lifetime); "
+        "it runs first, so that short tests fill the end of the run on every xdist worker",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """With ``TOOLCALL_TESTS_ONCE_DONE`` naming the interpreter that runs them (scripts/test
-    sets it for every other one), ``once`` tests skip, saying where they run."""
+    """``long`` and ``once`` tests first (a long test started last keeps one worker busy
+    while the others idle); with ``TOOLCALL_TESTS_ONCE_DONE`` naming the interpreter that
+    runs them (scripts/test sets it for every other one), ``once`` tests skip, saying where
+    they run. Only tests without module-scoped fixtures are marked: moving one of those
+    would start its module's fixture twice."""
+    items.sort(key=lambda item: not any(item.iter_markers("long")) and not _once(item))
     where = os.environ.get("TOOLCALL_TESTS_ONCE_DONE")
     if not where:
         return
     skip = pytest.mark.skip(reason=f"interpreter-independent: this run checks it on {where}")
     for item in items:
-        if item.get_closest_marker("once") is not None:
+        if _once(item):
             item.add_marker(skip)
+
+
+def _once(item: pytest.Item) -> bool:
+    return item.get_closest_marker("once") is not None

@@ -327,6 +327,7 @@ def _oo(project: Path, cache: Path, *args: str, hook: bool = True) -> str:
     return done.stdout
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("hook", [True, False], ids=["hook", "lazy"])
 def test_every_oo_path_emits_what_a_source_run_emits(tmp_path: Path, hook: bool) -> None:
     """On this Python, under ``-OO``: a cold and a warm process, through the hook or lazily

@@ -101,6 +101,7 @@ def test_version_attribute_costs_no_metadata_scan(tmp_path: Path) -> None:
     assert toolcall.__version__.count(".") >= 2
 
 
+@pytest.mark.long
 def test_fresh_install_is_named_pytoolcall(tmp_path: Path) -> None:
     """`pip install .` of a clean copy installs distribution `pytoolcall` (importing as
     `toolcall`, scripts unchanged) and the installed `toolcall --version` prints the version."""

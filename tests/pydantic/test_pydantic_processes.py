@@ -9,6 +9,8 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import subproc
 
 TOOLS = '''
@@ -125,6 +127,7 @@ def test_pydantic_version_is_a_cache_dependency(tmp_path):
     assert deps == str([("dist", "pydantic", version)])
 
 
+@pytest.mark.long
 def test_models_round_trip_through_the_cache_and_a_sourceless_deployment(tmp_path):
     """Cold, warm, and compiled with -OO with the .py files deleted: the same schemas,
     model and field descriptions included, and the same run result."""

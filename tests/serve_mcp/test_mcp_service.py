@@ -81,6 +81,7 @@ def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) 
     assert status == 0
 
 
+@pytest.mark.long
 def test_calls_past_the_grace_period_are_answered_and_the_exit_says_so(tmp_path: Path) -> None:
     threaded, awaited = tmp_path / "threaded", tmp_path / "awaited"
     with serving("prodtools", "--grace", "1", "--max-calls", "2") as served:
@@ -184,6 +185,7 @@ async def _load(served: Served, sessions: int, calls: int) -> tuple[list[int], s
     return wrong, pids, errors
 
 
+@pytest.mark.long
 async def test_stateless_workers_lose_no_call_across_workers_and_a_sigterm() -> None:
     with serving("prodtools", "--stateless", "--workers", "2") as served:
         wrong, pids, errors = await _load(served, 8, 20)
@@ -268,6 +270,7 @@ def _run(*args: str, cwd: Path, env: dict[str, str | None]) -> subprocess.Comple
     )
 
 
+@pytest.mark.long
 async def test_the_production_recipe(tmp_path: Path) -> None:
     """Build as one user (entries, bytecode), serve under ``-OO`` from a read-only tree and
     cache, stateless with two workers: every description served, nothing written."""
