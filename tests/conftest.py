@@ -73,15 +73,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     runs them (scripts/test sets it for every other one), ``once`` tests skip, saying where
     they run. Only tests without module-scoped fixtures are marked: moving one of those
     would start its module's fixture twice."""
-    items.sort(key=lambda item: not any(item.iter_markers("long")) and not _once(item))
+    items.sort(key=lambda item: not (_marked(item, "long") or _marked(item, "once")))
     where = os.environ.get("TOOLCALL_TESTS_ONCE_DONE")
     if not where:
         return
     skip = pytest.mark.skip(reason=f"interpreter-independent: this run checks it on {where}")
     for item in items:
-        if _once(item):
+        if _marked(item, "once"):
             item.add_marker(skip)
 
 
-def _once(item: pytest.Item) -> bool:
-    return item.get_closest_marker("once") is not None
+def _marked(item: pytest.Item, name: str) -> bool:
+    return item.get_closest_marker(name) is not None

@@ -139,7 +139,6 @@ class Calls:
     __slots__ = (
         "_idle",
         "_scopes",
-        "answers_json",
         "draining",
         "limits",
         "lost",
@@ -152,8 +151,6 @@ class Calls:
         self.limits = limits
         # a tool can send messages while it runs (progress, logs): its answer needs a stream
         self.streams = streams
-        # set by the HTTP app: a JSON answer has no stream whose end tells the SDK the client left
-        self.answers_json = False
         self.pool = None if limits.threads is None else ThreadPool(limits.threads)
         self.running = 0
         self.draining = False

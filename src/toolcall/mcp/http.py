@@ -161,7 +161,6 @@ def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
     json_response = options.json_response
     if json_response is None:
         json_response = options.stateless or not calls.streams
-    calls.answers_json = json_response
     app = server.streamable_http_app(
         streamable_http_path=options.path,
         json_response=json_response,

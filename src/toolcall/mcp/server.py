@@ -39,7 +39,6 @@ import anyio
 import mcp.types as mcp_types
 import msgspec
 from mcp.server import Server, ServerRequestContext
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 import toolcall
 from toolcall import ir
@@ -55,8 +54,6 @@ REQUEST_ID_HEADER = "x-request-id"
 """The header the HTTP layer stamps on every request: the id its access log names."""
 
 _log = logging.getLogger("toolcall")
-_VERSION_HEADER = "mcp-protocol-version"
-_WATCHED = frozenset({None, *HANDSHAKE_PROTOCOL_VERSIONS})
 
 
 def build_server(
@@ -167,13 +164,10 @@ class _Handlers:
         request_id = None if headers is None else headers.get(REQUEST_ID_HEADER)
         if request_id is None:
             request_id = uuid.uuid4().hex[:16]
-        # the SDK cancels a 2026-protocol request whose client leaves only while it may still
-        # stream the answer; the others (the 2025 protocol, JSON answers) are watched here
-        receive = None
-        if headers is not None and (
-            self._calls.answers_json or headers.get(_VERSION_HEADER) in _WATCHED
-        ):
-            receive = getattr(request, "receive", None)
+        # a call over HTTP whose client leaves is cancelled: the SDK notices it only for a
+        # 2026-protocol answer it streams, so every HTTP call is watched here (a second
+        # reader of a finished request's messages only ever sees its disconnect)
+        receive = None if headers is None else getattr(request, "receive", None)
         result = await self._calls.run(
             name,
             request_id,
