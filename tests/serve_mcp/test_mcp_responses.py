@@ -1,6 +1,6 @@
 """Issue 22: JSON responses where streaming is not needed.
 
-A stateful ``serve-mcp`` answers a request with one JSON body unless one of its tools takes a
+``serve-mcp`` answers a request with one JSON body unless one of its tools takes a
 ``Context``: only such a tool sends messages while it runs (progress, logs), and only an SSE
 stream carries them. A stream carrying one answer costs the client more than the same answer
 as JSON (on the 2025 protocol the SDK's client spends about 40 % less CPU on JSON), and JSON
@@ -75,14 +75,16 @@ def _streaming_module(tmp_path: Path) -> Path:
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("flags", [(), ("--stateless",)], ids=["stateful", "stateless"])
 async def test_a_tool_that_takes_a_context_keeps_its_stream(
-    tmp_path: Path, mode: str, anyio_backend: str
+    tmp_path: Path, mode: str, flags: tuple[str, ...], anyio_backend: str
 ) -> None:
-    """Progress reaches the client on either protocol, and every answer of that server is a
-    stream (the choice is the server's, made before any call)."""
+    """Progress reaches the client on either protocol, with or without sessions, and every
+    answer of a stateful server is a stream (the choice is the server's, made before any
+    call). A stateless server answered with JSON, which dropped the progress unsaid."""
     root = _streaming_module(tmp_path)
-    with serving("streaming_tools", paths=[root, HERE, ROOT]) as served:
-        if mode == "legacy":
+    with serving("streaming_tools", *flags, paths=[root, HERE, ROOT]) as served:
+        if mode == "legacy" and not flags:
             kinds = await anyio.to_thread.run_sync(_content_types, served.url, {"a": 2, "b": 1})
             assert kinds == ("text/event-stream", "text/event-stream")
         progress: list[tuple[float, float | None, str | None]] = []
@@ -97,3 +99,33 @@ async def test_a_tool_that_takes_a_context_keeps_its_stream(
                 )
     assert not result.is_error
     assert progress == [(1, 2, "halfway")]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [("--response", "json"), ("--response", "json", "--stateless", "--workers", "2")],
+    ids=["one process", "workers"],
+)
+def test_json_answers_that_drop_a_context_s_messages_say_so_once(
+    tmp_path: Path, flags: tuple[str, ...]
+) -> None:
+    """The serving process says it, once: its workers, which answer alike, do not repeat it
+    (the call there waits for a worker to be serving)."""
+    root = _streaming_module(tmp_path)
+    with serving("streaming_tools", *flags, paths=[root, HERE, ROOT]) as served:
+        if "--workers" in flags:
+            call = rpc("tools/call", {"name": "add", "arguments": {"a": 2}})
+            answer = httpx2.post(served.url, headers=JSON_HEADERS, json=call, timeout=30)
+            assert answer.headers["content-type"].startswith("application/json")
+    said = [line for line in served.lines if "answers are JSON" in line]
+    assert said == [
+        "toolcall: answers are JSON (--response json), so the progress and log messages of "
+        "index are dropped; leave --response out to stream them"
+    ]
+
+
+def test_a_context_tool_s_default_answers_say_nothing(tmp_path: Path) -> None:
+    root = _streaming_module(tmp_path)
+    with serving("streaming_tools", "--stateless", paths=[root, HERE, ROOT]) as served:
+        pass
+    assert not [line for line in served.lines if "answers are JSON" in line]

@@ -128,6 +128,7 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
         log_to_stderr()
     try:
         if args.workers > 1:
+            from toolcall.mcp.http import dropped_messages
             from toolcall.mcp.workers import WorkerSpec, serve_workers
 
             spec = WorkerSpec(
@@ -141,6 +142,9 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
                 brief_errors=limits.brief_errors,
             )
             uses_auth = auth is not None
+            dropped = dropped_messages(server, options)
+            if dropped:  # the parent says it once; its workers' servers answer alike
+                print(dropped, file=sys.stderr)
             return serve_workers(spec, options, source if uses_auth else None, announce)
         serving = mcp.run_server(server, args.transport, options=options, on_listening=announce)
         return anyio.run(lambda: serving)
@@ -302,8 +306,8 @@ def add_parser(commands: Any, port: Any) -> None:
         "--response",
         choices=("json", "sse"),
         default=None,
-        help="answer with JSON or an SSE stream (default: sse where a tool takes a Context and "
-        "sessions are kept, else json)",
+        help="answer with JSON or an SSE stream (default: sse where a tool takes a Context, "
+        "else json)",
     )
     scale.add_argument(
         "--workers",

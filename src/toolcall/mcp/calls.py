@@ -147,9 +147,10 @@ class Calls:
         "streams",
     )
 
-    def __init__(self, limits: CallLimits, *, streams: bool = False) -> None:
+    def __init__(self, limits: CallLimits, *, streams: tuple[str, ...] = ()) -> None:
         self.limits = limits
-        # a tool can send messages while it runs (progress, logs): its answer needs a stream
+        # the tools that can send messages while they run (progress, logs): their answers
+        # need a stream
         self.streams = streams
         self.pool = None if limits.threads is None else ThreadPool(limits.threads)
         self.running = 0

@@ -62,10 +62,10 @@ class Unprotected(ValueError):
 class HttpOptions:
     """The HTTP service's settings; every default is safe for a public server.
 
-    ``json_response`` (None) answers with JSON unless the server is stateful and a tool takes a
-    ``Context``: only such a tool sends messages while it runs (progress, logs), and only an SSE
-    stream carries them; otherwise a stream carries the one answer JSON does, at more cost to
-    the client.
+    ``json_response`` (None) answers with JSON unless a tool takes a ``Context``, with or
+    without sessions: only such a tool sends messages while it runs (progress, logs), and only
+    an SSE stream carries them; otherwise a stream carries the one answer JSON does, at more
+    cost to the client. ``True`` with such a tool drops its messages, and serving says so.
     ``allowed_hosts``/``allowed_origins`` (``"mcp.example.com"``, ``"https://app.example"``;
     a port may follow, ``:*`` for any) turn the Host/Origin check on for any bind; on
     loopback it is always on. ``max_connections`` is uvicorn's ``limit_concurrency`` (503
@@ -144,6 +144,22 @@ def served_url(options: HttpOptions, port: int) -> str:
     return f"http://{shown}:{port}{options.path}"
 
 
+def _answers_json(options: HttpOptions, calls: Calls) -> bool:
+    return not calls.streams if options.json_response is None else options.json_response
+
+
+def dropped_messages(server: Server[Any], options: HttpOptions) -> str:
+    """The one line saying that JSON answers drop the messages of ``server``'s ``Context``
+    tools, or "": what the serving process prints once (its workers do not repeat it)."""
+    calls = calls_of(server)
+    if calls is None or not calls.streams or not _answers_json(options, calls):
+        return ""
+    return (
+        f"toolcall: answers are JSON (--response json), so the progress and log messages of "
+        f"{', '.join(calls.streams)} are dropped; leave --response out to stream them"
+    )
+
+
 def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
     """The ASGI app serving ``server`` at ``url`` under ``options``."""
     calls = calls_of(server)
@@ -158,12 +174,9 @@ def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
             return JSONResponse({"status": "draining"}, status_code=503)
         return JSONResponse({"status": "ok"})
 
-    json_response = options.json_response
-    if json_response is None:
-        json_response = options.stateless or not calls.streams
     app = server.streamable_http_app(
         streamable_http_path=options.path,
-        json_response=json_response,
+        json_response=_answers_json(options, calls),
         stateless_http=options.stateless,
         max_request_body_size=options.max_body,
         session_idle_timeout=options.session_idle_timeout,
@@ -476,6 +489,9 @@ async def serve_http(
             "workers > 1 rebuild the server in each process: use toolcall.mcp.workers.serve_workers"
         )
         raise ValueError(msg)
+    dropped = dropped_messages(server, options)
+    if dropped:
+        _log.warning("%s", dropped)
     with bind(options) as sock:
         url = served_url(options, sock.getsockname()[1])
         front = build_app(server, options, url)

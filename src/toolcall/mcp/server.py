@@ -102,7 +102,7 @@ def build_server(
         for spec in specs(box, "mcp", False, _is_context, None)
         if spec.contexts
     }
-    calls = Calls(limits, streams=bool(contexts))
+    calls = Calls(limits, streams=tuple(contexts))
     handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts, calls)
     # what the 2026 protocol checks Mcp-Param headers against; without it the SDK runs the
     # whole tools/list handler for every tools/call
