@@ -593,6 +593,12 @@ async def fastmcp_style(n: int, ctx: fastmcp.Context) -> int:
     """Written for FastMCP: its Context annotation gets toolcall's."""
     await ctx.warning("careful")
     return n
+
+
+async def fastmcp_sampling(text: str, ctx: fastmcp.Context) -> str:
+    """Written for FastMCP, using what toolcall's Context does not offer."""
+    answer = await ctx.sample(text)
+    return str(answer)
 '''
 
 
@@ -635,6 +641,18 @@ async def test_context_reports_progress_and_logs(
     assert progress == [(1, 2, "halfway"), (2, 2, None)]
     assert logged == [("info", "indexing /srv"), ("warning", "careful")]
     assert text_of(other) == "3"
+
+
+async def test_context_says_what_it_does_not_offer(
+    mode: str, make_module: Callable[..., types.ModuleType]
+) -> None:
+    """FastMCP's sampling is not served: the call's error names it and the way out."""
+    module = make_module(_CONTEXT_TOOLS)
+    async with Client(toolcall.mcp.build_server(module), mode=mode) as client:
+        result = await client.call_tool("fastmcp_sampling", {"text": "hi"})
+    assert result.is_error
+    assert "toolcall's Context has no 'sample'" in text_of(result)
+    assert "FastMCP's Context.sample must be served by FastMCP" in text_of(result)
 
 
 # -- issue 25: the strict variant, command-line order ----------------------------------

@@ -272,6 +272,19 @@ class Context:
     async def error(self, message: Any) -> None:
         await self.log("error", message)
 
+    def __getattr__(self, name: str) -> Any:
+        # A tool written for FastMCP may use more of its Context (sampling, elicitation,
+        # resources, state) than a toolcall server offers: the call fails saying so, not
+        # with a bare "no attribute".
+        if name.startswith("__"):
+            raise AttributeError(name)
+        msg = (
+            f"toolcall's Context has no {name!r}: serve-mcp offers request_id, "
+            "report_progress, log, debug, info, warning and error; a tool that needs "
+            f"FastMCP's Context.{name} must be served by FastMCP"
+        )
+        raise AttributeError(msg)
+
 
 def _is_context(hint: Any) -> bool:
     """This module's Context, FastMCP's, or the MCP SDK's: each gets a :class:`Context`."""
