@@ -370,3 +370,87 @@ def test_string_integer_default_and_bounds(typed):
     }
     assert call(module, "7") == toolcall.Ok(7)
     assert reason(module, "0") == "out_of_range"
+
+
+# --- an annotation repeated tool after tool ----------------------------------------
+
+
+def _derived(make_module, source: str) -> tuple[object, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = make_module(source)
+        toolcall.tool_names(module)
+    return module, [str(w.message) for w in caught if w.category is toolcall.ToolcallWarning]
+
+
+def _property(module: object, tool: int, name: str) -> dict:
+    return toolcall.emit(module, "openai")[tool]["function"]["parameters"]["properties"][name]
+
+
+def test_an_annotation_twenty_tools_repeat_is_resolved_once(make_module, monkeypatch):
+    """Each tool gets the same schema; the union is taken apart once, not twenty times."""
+    from toolcall._derive.types import TypeResolver
+
+    unions: list[tuple[object, ...]] = []
+    real = TypeResolver._union
+
+    def counting(self, args, where):
+        unions.append(args)
+        return real(self, args, where)
+
+    monkeypatch.setattr(TypeResolver, "_union", counting)
+    tools = "\n".join(f"def t{i}(tags: list[str] | None = None) -> None: pass" for i in range(20))
+    module, caught = _derived(make_module, f"__toolcall__ = True\n{tools}\n")
+    assert not caught
+    assert len(unions) == 1
+    for i in range(20):
+        assert _property(module, i, "tags") == {
+            "type": ["array", "null"],
+            "items": {"type": "string"},
+            "default": None,
+        }
+
+
+def test_annotations_equal_in_python_keep_the_order_each_was_written_in(make_module):
+    """``int | str == str | int`` and ``Literal`` compares its values as a set: each tool's
+    schema still lists them as its own annotation does."""
+    module, _ = _derived(
+        make_module,
+        "__toolcall__ = True\nfrom typing import Literal\n"
+        "def a(x: int | str, y: Literal['p', 'q']) -> None: pass\n"
+        "def b(x: str | int, y: Literal['q', 'p']) -> None: pass\n",
+    )
+    assert _property(module, 0, "x") == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert _property(module, 1, "x") == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    assert _property(module, 0, "y")["enum"] == ["p", "q"]
+    assert _property(module, 1, "y")["enum"] == ["q", "p"]
+
+
+def test_one_name_bound_to_two_types_is_each_tools_own(make_module):
+    """The same text can mean two types (a name rebound between two functions, read
+    eagerly before Python 3.14): each tool gets the type its annotation holds."""
+    import typing
+
+    module, _ = _derived(
+        make_module,
+        "__toolcall__ = True\nX = int\ndef a(v: X) -> None: pass\n"
+        "X = str\ndef b(v: X) -> None: pass\n",
+    )
+    names = {int: "integer", str: "string"}
+    for index, fn in enumerate((module.a, module.b)):
+        assert _property(module, index, "v") == {"type": names[typing.get_type_hints(fn)["v"]]}
+
+
+def test_an_annotation_that_warns_warns_for_every_tool(make_module):
+    module, caught = _derived(
+        make_module,
+        "__toolcall__ = True\n"
+        + "".join(f"def t{i}(m: dict[int, str]) -> None: pass\n" for i in range(3)),
+    )
+    said = [m for m in caught if "JSON object keys are strings" in m]
+    assert [m.partition(":")[0] for m in said] == ["t0(m)", "t1(m)", "t2(m)"]
+    for i in range(3):
+        assert _property(module, i, "m") == {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+        }

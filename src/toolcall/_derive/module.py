@@ -316,7 +316,11 @@ class _Derivation:
             t = ir.Type(kind="any")
         else:
             _, extras = unwrap_annotated(hint)
-            t = self.resolve_contained(hint if info is None else Annotated[hint, info], where)
+            t = self.resolve_contained(
+                hint if info is None else Annotated[hint, info],
+                where,
+                annotation_text if info is None else None,
+            )
             annotated = field_info(extras)
             if info is None and default is inspect.Parameter.empty and annotated is not None:
                 # ``Annotated[str, Field(default="")]``: the default lives in the annotation
@@ -390,11 +394,11 @@ class _Derivation:
         except Exception:
             return ir.Type(kind="any")
 
-    def resolve_contained(self, hint: Any, where: str) -> ir.Type:
+    def resolve_contained(self, hint: Any, where: str, text: str | None = None) -> ir.Type:
         """``resolve``, but an unexpected error in toolcall itself (or in an object the
         annotation holds) costs this one place its schema, never the module its tools."""
         try:
-            return self.resolver.resolve(hint, where)
+            return self.resolver.resolve_written(hint, text, where)
         except Warning:  # a ToolcallWarning the program made an error
             raise
         except Exception as exc:

@@ -102,6 +102,7 @@ class TypeResolver:
         self._budget_warned = False
         self._cuts = 0  # how many times ``_inline`` cut a path short (re-entry, budget)
         self._built: dict[tuple[Any, int], _Built] = {}
+        self._written: dict[str, tuple[Any, _Built]] = {}  # see ``resolve_written``
         self._unknowns = 0  # how many times ``_unknown`` ran: a union leaves those out
         self.in_model = 0  # inside a pydantic model, which runs its fields' validators
 
@@ -122,6 +123,44 @@ class TypeResolver:
         else:
             base = self._resolve_plain(tp, where)
         return self._apply_metadata(base, extras, where)
+
+    def resolve_written(self, tp: Any, text: str | None, where: str) -> ir.Type:
+        """``resolve`` for a parameter's whole annotation, whose source ``text`` is known:
+        reused for the same text meaning an equal annotation, if it resolved without a
+        word (no warning, nothing cut short), with the budget and unknowns it used replayed.
+
+        Modules repeat their parameter types tool after tool. The text keeps the key exact
+        where equality is loose: ``int | str == str | int`` and ``Literal`` values compare as
+        sets, yet their schemas list them in the order written.
+        """
+        if text is None:
+            return self.resolve(tp, where)
+        found = self._written.get(text)
+        try:
+            same = found is not None and bool(found[0] == tp)
+        except Exception:  # an annotation's own __eq__ failing: resolve it afresh
+            same = False
+        if same and found is not None and found[1].cost <= self.budget:
+            built = found[1]
+            self.budget -= built.cost
+            self._unknowns += built.unknowns
+            return built.type
+        budget, unknowns, cuts, warn = self.budget, self._unknowns, self._cuts, self.warn
+        said: list[str] = []
+
+        def recording(message: str) -> None:
+            said.append(message)
+            warn(message)
+
+        self.warn = recording
+        try:
+            t = self.resolve(tp, where)
+        finally:
+            self.warn = warn
+        if not said and self._cuts == cuts and found is None:
+            built = _Built(t, budget - self.budget, self._unknowns - unknowns, ())
+            self._written[text] = (tp, built)
+        return t
 
     def quiet(self, tp: Any, where: str) -> ir.Type:
         """``resolve`` without warnings (a return type: it only describes, never refuses)."""
