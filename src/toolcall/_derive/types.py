@@ -141,11 +141,17 @@ class TypeResolver:
         except Exception:  # an annotation's own __eq__ failing: resolve it afresh
             same = False
         if same and found is not None and found[1].cost <= self.budget:
-            built = found[1]
-            self.budget -= built.cost
-            self._unknowns += built.unknowns
-            return built.type
-        budget, unknowns, cuts, warn = self.budget, self._unknowns, self._cuts, self.warn
+            return self._replay(found[1])
+        budget, unknowns, cuts = self.budget, self._unknowns, self._cuts
+        t, said = self._recorded(lambda: self.resolve(tp, where))
+        if not said and self._cuts == cuts and found is None:
+            built = _Built(t, budget - self.budget, self._unknowns - unknowns, ())
+            self._written[text] = (tp, built)
+        return t
+
+    def _recorded(self, build: Callable[[], ir.Type]) -> tuple[ir.Type, list[str]]:
+        """``build()``, and the warnings it gave (each given as usual too)."""
+        warn = self.warn
         said: list[str] = []
 
         def recording(message: str) -> None:
@@ -154,13 +160,17 @@ class TypeResolver:
 
         self.warn = recording
         try:
-            t = self.resolve(tp, where)
+            return build(), said
         finally:
             self.warn = warn
-        if not said and self._cuts == cuts and found is None:
-            built = _Built(t, budget - self.budget, self._unknowns - unknowns, ())
-            self._written[text] = (tp, built)
-        return t
+
+    def _replay(self, built: _Built) -> ir.Type:
+        """A type built before, with what building it did done again."""
+        self.budget -= built.cost
+        self._unknowns += built.unknowns
+        for message in built.warnings:
+            self.warn(message)
+        return built.type
 
     def quiet(self, tp: Any, where: str) -> ir.Type:
         """``resolve`` without warnings (a return type: it only describes, never refuses)."""
@@ -463,26 +473,14 @@ class TypeResolver:
         memo_key = (key, self.in_model)
         built = self._built.get(memo_key) if shared else None
         if built is not None and built.cost <= self.budget:
-            self.budget -= built.cost
-            self._unknowns += built.unknowns
-            for message in built.warnings:
-                self.warn(message)
-            return built.type
-        budget, unknowns, cuts, warn = self.budget, self._unknowns, self._cuts, self.warn
-        said: list[str] = []
-
-        def recording(message: str) -> None:
-            said.append(message)
-            warn(message)
-
-        self.warn = recording
+            return self._replay(built)
+        budget, unknowns, cuts = self.budget, self._unknowns, self._cuts
         self.budget -= 1
         self._stack.append(key)
         try:
-            t = build()
+            t, said = self._recorded(build)
         finally:
             self._stack.pop()
-            self.warn = warn
         if shared and self._cuts == cuts:
             self._built[memo_key] = _Built(
                 t, budget - self.budget, self._unknowns - unknowns, tuple(said)
