@@ -27,6 +27,7 @@ __all__ = [
     "is_skipped",
     "schema_words",
     "validators",
+    "with_words",
 ]
 
 
@@ -98,6 +99,29 @@ def schema_words(extras: tuple[Any, ...]) -> SchemaWords:
             elif callable(found):
                 words.apply.append(found)
     return words
+
+
+def with_words(t: ir.Type, words: SchemaWords, where: str, warn: Callable[[str], None]) -> ir.Type:
+    """``t`` with ``WithJsonSchema`` / ``json_schema_extra`` applied: the schema given, merged
+    or applied; what cannot be is a warning naming ``where``."""
+    for problem in words.problems:
+        warn(f"{where}: {problem}; it is left out of the schema")
+    merged = words.merged_text()
+    if words.given and merged:
+        given = msgspec.json.decode(words.given)
+        given.update(msgspec.json.decode(merged))
+        t = msgspec.structs.replace(t, schema=msgspec.json.encode(given).decode())
+    elif words.given or merged:
+        t = msgspec.structs.replace(t, schema=words.given or t.schema, extra=merged)
+    if words.apply:
+        from toolcall._render.schema import type_schema
+
+        text, problem = applied(type_schema(t), words.apply)
+        if problem:
+            warn(f"{where}: {problem}; the schema is toolcall's own")
+        elif text:
+            t = msgspec.structs.replace(t, schema=text, extra="")
+    return t
 
 
 def given_description(t: ir.Type) -> str | None:

@@ -125,14 +125,13 @@ class TypeResolver:
         return self._apply_metadata(base, extras, where)
 
     def resolve_written(self, tp: Any, text: str | None, where: str) -> ir.Type:
-        """``resolve`` for a parameter's whole annotation, whose source ``text`` is known:
-        reused for the same text meaning an equal annotation, if it resolved without a
-        word (no warning, nothing cut short), with the budget and unknowns it used replayed.
+        """``resolve`` for a parameter's whole annotation of source ``text``, reused for the
+        same text meaning an equal annotation if it resolved without a word (no warning,
+        nothing cut short), with the budget and unknowns it used replayed.
 
         Modules repeat their parameter types tool after tool. The text keeps the key exact
         where equality is loose: ``int | str == str | int`` and ``Literal`` values compare as
-        sets, yet their schemas list them in the order written.
-        """
+        sets, yet their schemas list them in the order written."""
         if text is None:
             return self.resolve(tp, where)
         found = self._written.get(text)
@@ -200,28 +199,7 @@ class TypeResolver:
         override = param_override(extras)
         t = self.with_wire(t, override.wire if override else None, where)
         words = pydantic_meta.schema_words(extras)
-        return self._schema_words(t, words, where) if words else t
-
-    def _schema_words(self, t: ir.Type, words: pydantic_meta.SchemaWords, where: str) -> ir.Type:
-        """``WithJsonSchema`` / ``json_schema_extra``: the schema given, merged or applied."""
-        for problem in words.problems:
-            self.warn(f"{where}: {problem}; it is left out of the schema")
-        merged = words.merged_text()
-        if words.given and merged:
-            given = msgspec.json.decode(words.given)
-            given.update(msgspec.json.decode(merged))
-            t = msgspec.structs.replace(t, schema=msgspec.json.encode(given).decode())
-        elif words.given or merged:
-            t = msgspec.structs.replace(t, schema=words.given or t.schema, extra=merged)
-        if words.apply:
-            from toolcall._render.schema import type_schema
-
-            text, problem = pydantic_meta.applied(type_schema(t), words.apply)
-            if problem:
-                self.warn(f"{where}: {problem}; the schema is toolcall's own")
-            elif text:
-                t = msgspec.structs.replace(t, schema=text, extra="")
-        return t
+        return pydantic_meta.with_words(t, words, where, self.warn) if words else t
 
     def _pydantic_owned(self, tp: Any, ref: str, where: str) -> ir.Type:
         """A type pydantic defines (``EmailStr``, ``HttpUrl``, ``UUID4``): pydantic's schema,

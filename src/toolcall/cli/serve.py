@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
         log_to_stderr()
     try:
         if args.workers > 1:
-            from toolcall.mcp.http import dropped_messages
+            from toolcall.mcp.server import calls_of
             from toolcall.mcp.workers import WorkerSpec, serve_workers
 
             spec = WorkerSpec(
@@ -142,9 +142,9 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
                 brief_errors=limits.brief_errors,
             )
             uses_auth = auth is not None
-            dropped = dropped_messages(server, options)
-            if dropped:  # the parent says it once; its workers' servers answer alike
-                print(dropped, file=sys.stderr)
+            calls = calls_of(server)
+            if calls is not None and calls.dropped(options.json_response):
+                print(calls.dropped(options.json_response), file=sys.stderr)  # not per worker
             return serve_workers(spec, options, source if uses_auth else None, announce)
         serving = mcp.run_server(server, args.transport, options=options, on_listening=announce)
         return anyio.run(lambda: serving)

@@ -159,6 +159,19 @@ class Calls:
         self._scopes: set[anyio.CancelScope] = set()
         self._idle: anyio.Event | None = None
 
+    def answers_json(self, requested: bool | None) -> bool:
+        """Whether HTTP answers are JSON: as ``requested``, else unless a tool can stream."""
+        return not self.streams if requested is None else requested
+
+    def dropped(self, requested: bool | None) -> str:
+        """The line saying that JSON answers drop the ``Context`` tools' messages, or ""."""
+        if not self.streams or not self.answers_json(requested):
+            return ""
+        return (
+            f"toolcall: answers are JSON (--response json), so the progress and log messages "
+            f"of {', '.join(self.streams)} are dropped; leave --response out to stream them"
+        )
+
     async def run(
         self,
         name: str,

@@ -144,22 +144,6 @@ def served_url(options: HttpOptions, port: int) -> str:
     return f"http://{shown}:{port}{options.path}"
 
 
-def _answers_json(options: HttpOptions, calls: Calls) -> bool:
-    return not calls.streams if options.json_response is None else options.json_response
-
-
-def dropped_messages(server: Server[Any], options: HttpOptions) -> str:
-    """The one line saying that JSON answers drop the messages of ``server``'s ``Context``
-    tools, or "": what the serving process prints once (its workers do not repeat it)."""
-    calls = calls_of(server)
-    if calls is None or not calls.streams or not _answers_json(options, calls):
-        return ""
-    return (
-        f"toolcall: answers are JSON (--response json), so the progress and log messages of "
-        f"{', '.join(calls.streams)} are dropped; leave --response out to stream them"
-    )
-
-
 def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
     """The ASGI app serving ``server`` at ``url`` under ``options``."""
     calls = calls_of(server)
@@ -176,7 +160,7 @@ def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
 
     app = server.streamable_http_app(
         streamable_http_path=options.path,
-        json_response=_answers_json(options, calls),
+        json_response=calls.answers_json(options.json_response),
         stateless_http=options.stateless,
         max_request_body_size=options.max_body,
         session_idle_timeout=options.session_idle_timeout,
@@ -489,12 +473,11 @@ async def serve_http(
             "workers > 1 rebuild the server in each process: use toolcall.mcp.workers.serve_workers"
         )
         raise ValueError(msg)
-    dropped = dropped_messages(server, options)
-    if dropped:
-        _log.warning("%s", dropped)
     with bind(options) as sock:
         url = served_url(options, sock.getsockname()[1])
         front = build_app(server, options, url)
+        if front.calls.dropped(options.json_response):  # said once, by the serving process
+            _log.warning("%s", front.calls.dropped(options.json_response))
         if options.access_log:
             log_to_stderr()
         config = uvicorn_config(front, options)
