@@ -129,18 +129,18 @@ class TypeResolver:
         same text meaning an equal annotation if it resolved without a word (no warning,
         nothing cut short), with the budget and unknowns it used replayed.
 
-        Modules repeat their parameter types tool after tool. The text keeps the key exact
-        where equality is loose: ``int | str == str | int`` and ``Literal`` values compare as
-        sets, yet their schemas list them in the order written."""
+        Modules repeat their parameter types tool after tool. The text keeps the key exact:
+        ``int | str == str | int``, ``Literal`` values compare as sets, schemas keep order."""
         if text is None:
             return self.resolve(tp, where)
         found = self._written.get(text)
-        try:
-            same = found is not None and bool(found[0] == tp)
-        except Exception:  # an annotation's own __eq__ failing: resolve it afresh
-            same = False
-        if same and found is not None and found[1].cost <= self.budget:
-            return self._replay(found[1])
+        if found is not None:
+            try:
+                same = bool(found[0] == tp)
+            except Exception:  # an annotation's own __eq__ failing: resolve it afresh
+                same = False
+            if same and found[1].cost <= self.budget:
+                return self._replay(found[1])
         budget, unknowns, cuts = self.budget, self._unknowns, self._cuts
         t, said = self._recorded(lambda: self.resolve(tp, where))
         if not said and self._cuts == cuts and found is None:

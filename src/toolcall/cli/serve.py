@@ -143,8 +143,9 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
             )
             uses_auth = auth is not None
             calls = calls_of(server)
-            if calls is not None and calls.dropped(options.json_response):
-                print(calls.dropped(options.json_response), file=sys.stderr)  # not per worker
+            dropped = calls.dropped(options.json_response) if calls is not None else ""
+            if dropped:  # said once, by the parent: its workers answer alike
+                print(dropped, file=sys.stderr)
             return serve_workers(spec, options, source if uses_auth else None, announce)
         serving = mcp.run_server(server, args.transport, options=options, on_listening=announce)
         return anyio.run(lambda: serving)

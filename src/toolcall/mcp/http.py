@@ -476,8 +476,9 @@ async def serve_http(
     with bind(options) as sock:
         url = served_url(options, sock.getsockname()[1])
         front = build_app(server, options, url)
-        if front.calls.dropped(options.json_response):  # said once, by the serving process
-            _log.warning("%s", front.calls.dropped(options.json_response))
+        dropped = front.calls.dropped(options.json_response)
+        if dropped:  # said once, by the serving process
+            _log.warning("%s", dropped)
         if options.access_log:
             log_to_stderr()
         config = uvicorn_config(front, options)
