@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, NamedTuple, TypedDict
+from typing import Annotated, Any, NamedTuple, TypedDict
 
 import anyio
 import examples.weather
@@ -33,6 +33,7 @@ from mcp.types import CallToolResult, TextContent
 import subproc
 import toolcall
 import toolcall.mcp
+from pydantic import Field
 from toolcall.cli.main import main
 
 pytestmark = pytest.mark.anyio
@@ -111,7 +112,7 @@ def points() -> list[Point]:
     return [Point(1), Point(2, 3)]
 
 
-def maybe_forecast() -> Forecast | None:
+def maybeforecast() -> Forecast | None:
     """Maybe a forecast."""
     return None
 
@@ -171,7 +172,7 @@ RUNTIME_TOOLS: tuple[Callable[..., Any], ...] = (
     reading,
     point,
     points,
-    maybe_forecast,
+    maybeforecast,
     renamed,
     pair,
     priced,
@@ -272,7 +273,7 @@ async def test_object_returns_declare_their_schema(server: Any, mode: str) -> No
     assert text_only == {
         "convert_temperature",
         "points",
-        "maybe_forecast",
+        "maybeforecast",
         "pair",
         "unresolved",
     }
@@ -320,7 +321,7 @@ async def test_other_results_are_text_only(server: Any, mode: str) -> None:
     expected = {
         ("convert_temperature", '{"value": 50}'): "10.0",
         ("points", "{}"): '[{"x":1,"y":0},{"x":2,"y":3}]',
-        ("maybe_forecast", "{}"): "null",
+        ("maybeforecast", "{}"): "null",
         ("pair", "{}"): "[1,2]",
         ("unresolved", "{}"): '{"ok":true}',
     }
@@ -708,10 +709,19 @@ async def test_cli_lists_modules_in_command_line_order(tmp_path: Path) -> None:
 
 def test_the_sdk_finds_input_schemas_without_listing(server: Any) -> None:
     """The 2026 protocol checks Mcp-Param headers against the called tool's schema; the
-    server hands it over directly (the SDK would otherwise run tools/list on every call)."""
-    schema = server.get_tool_input_schema("get_weather")
-    assert schema == toolcall.emit(examples.weather, "mcp")[0]["inputSchema"]
+    server hands over the schemas that declare one (x-mcp-header) directly (the SDK would
+    otherwise run tools/list on every call), and none for a tool with nothing to check."""
+    declaring = toolcall.mcp.build_server(regional)
+    schema = declaring.get_tool_input_schema("regional")
+    assert schema == toolcall.Toolbox(regional).emit("mcp")[0]["inputSchema"]
+    assert schema["properties"]["region"]["x-mcp-header"] == "Region"
+    assert server.get_tool_input_schema("get_weather") is None
     assert server.get_tool_input_schema("no_such_tool") is None
+
+
+def regional(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+    """The forecast for a region."""
+    return region
 
 
 async def test_run_server_refuses_what_needs_the_cli(server: Any) -> None:

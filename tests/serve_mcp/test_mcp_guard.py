@@ -324,7 +324,8 @@ def test_connections_are_accepted_with_nagle_off(host: str) -> None:
     asyncio leaves Nagle on; each call then waited for the client's delayed ACK."""
     from uvicorn.server import ServerState
 
-    from toolcall.mcp.http import TimedProtocol, bind, uvicorn_config
+    from toolcall.mcp.http import bind, uvicorn_config
+    from toolcall.mcp.protocol import TimedProtocol
 
     options = HttpOptions(host=host, port=0)
     config = uvicorn_config(lambda scope, receive, send: None, options)
@@ -371,3 +372,32 @@ def test_rebinding_is_refused_on_any_loopback_spelling(spelled: Served) -> None:
     assert status(Origin="http://evil.example") == 403
     assert status(Host=own) == 200
     assert status(Host=own, Origin=f"http://{own}") == 200
+
+
+@pytest.fixture(scope="module")
+def declaring() -> Iterator[Served]:
+    with serving("headertools") as served:
+        yield served
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "header", "status"),
+    [
+        ("forecast", {"region": "eu"}, "eu", 200),
+        ("forecast", {"region": "eu"}, "us", 400),
+        ("forecast", {"region": "eu"}, None, 400),
+        ("add", {"a": 1, "b": 2}, "us", 200),  # declares no header: nothing to check
+    ],
+)
+def test_mcp_param_headers_are_checked_where_a_schema_declares_them(
+    declaring: Served, tool: str, arguments: dict[str, Any], header: str | None, status: int
+) -> None:
+    headers = modern_headers(name=tool)
+    if header is not None:
+        headers["Mcp-Param-Region"] = header
+    answer = httpx2.post(
+        declaring.url, headers=headers, json=modern_call(tool, arguments), timeout=60
+    )
+    assert answer.status_code == status, answer.text
+    if status == 400:
+        assert "Mcp-Param-Region header" in answer.json()["error"]["message"]

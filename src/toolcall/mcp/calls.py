@@ -32,13 +32,48 @@ import anyio
 
 import toolcall
 
-__all__ = ["CallLimits", "Calls", "ThreadPool"]
+__all__ = ["DEPARTURE", "CallLimits", "Calls", "Departure", "ThreadPool"]
 
 _log = logging.getLogger("toolcall")
 access_log: Final = logging.getLogger("toolcall.access")
 """One line per tool call (and, over HTTP, per request) when ``access_log`` is on."""
 
 _Result = toolcall.Ok[Any] | toolcall.Err
+
+DEPARTURE: Final = "toolcall.departure"
+"""The ASGI scope key of a request's :class:`Departure` (set by serve-mcp's protocol)."""
+
+
+class Departure:
+    """The calls one HTTP request is running, cancelled when its connection closes.
+
+    serve-mcp's protocol puts one in each request's scope and calls :meth:`leave` when the
+    connection is lost. Another ASGI server sets none; a call there watches its request's
+    ``receive`` for the ``http.disconnect``, which takes a task per call.
+    """
+
+    __slots__ = ("_scopes", "left")
+
+    def __init__(self) -> None:
+        self.left = False
+        self._scopes: set[anyio.CancelScope] = set()
+
+    def leave(self) -> None:
+        self.left = True
+        for scope in self._scopes:
+            scope.cancel()
+
+    def watch(self, scope: anyio.CancelScope) -> None:
+        if self.left:
+            scope.cancel()
+        self._scopes.add(scope)
+
+    def unwatch(self, scope: anyio.CancelScope) -> None:
+        self._scopes.discard(scope)
+
+
+Watcher = Callable[[anyio.CancelScope], Coroutine[Any, Any, None]]
+"""Cancels the scope it is given when the call's client leaves (run as a task)."""
 
 
 class CallLimits:
@@ -179,9 +214,9 @@ class Calls:
         threaded: bool,
         sync: Callable[[], _Result],
         coroutine: Callable[[], Awaitable[_Result]],
-        gone: Callable[[anyio.CancelScope], Coroutine[Any, Any, None]] | None,
+        gone: Departure | Watcher | None,
     ) -> _Result:
-        """Run one call under the limits; ``gone`` watches for its client leaving."""
+        """Run one call under the limits; ``gone`` tells when its client leaves."""
         started = time.perf_counter()
         try:
             result = await self._admit(name, threaded, sync, coroutine, gone)
@@ -210,7 +245,7 @@ class Calls:
         threaded: bool,
         sync: Callable[[], _Result],
         coroutine: Callable[[], Awaitable[_Result]],
-        gone: Callable[[anyio.CancelScope], Coroutine[Any, Any, None]] | None,
+        gone: Departure | Watcher | None,
     ) -> _Result:
         if self.draining:
             return _refused("shutting_down", "the server is shutting down; retry on another")
@@ -231,15 +266,21 @@ class Calls:
         threaded: bool,
         sync: Callable[[], _Result],
         coroutine: Callable[[], Awaitable[_Result]],
-        gone: Callable[[anyio.CancelScope], Coroutine[Any, Any, None]] | None,
+        gone: Departure | Watcher | None,
     ) -> _Result:
         timeout = self.limits.timeout
         with anyio.CancelScope() as scope:
             self._scopes.add(scope)
             try:
-                if gone is None:
-                    with anyio.fail_after(timeout):
-                        return await self._call(name, threaded, sync, coroutine)
+                if not callable(gone):
+                    if gone is not None:
+                        gone.watch(scope)
+                    try:
+                        with anyio.fail_after(timeout):
+                            return await self._call(name, threaded, sync, coroutine)
+                    finally:
+                        if gone is not None:
+                            gone.unwatch(scope)
                 async with anyio.create_task_group() as group:
                     group.start_soon(gone, scope)
                     try:

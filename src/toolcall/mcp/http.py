@@ -14,7 +14,8 @@ SDK's app and never inside it:
 - a request id per request (the ``x-request-id`` header, answered back), the access log, a
   body read timeout, and a JSON-RPC error for a request whose ``id`` is neither a string
   nor an integer (the SDK takes it for a notification and answers nothing);
-- a header read timeout (uvicorn has none: a silent connection stays open forever);
+- uvicorn's h11 protocol with a header read timeout, Nagle off and departures
+  (``protocol``);
 - the graceful shutdown: on SIGTERM or SIGINT, stop accepting, refuse new calls, let the
   running ones finish for the grace period, answer the rest with an error, then close the
   streams (sse-starlette's own drain would end them at once, cancelling the calls).
@@ -23,7 +24,6 @@ SDK's app and never inside it:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import logging
 import os
@@ -43,10 +43,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolcall.mcp.auth import Auth
 from toolcall.mcp.calls import Calls, access_log
+from toolcall.mcp.protocol import TimedProtocol
 from toolcall.mcp.server import REQUEST_ID_HEADER, calls_of
 
 __all__ = ["HttpOptions", "Unprotected", "build_app", "is_loopback", "serve_http"]
@@ -377,56 +377,6 @@ def _end_sse_streams() -> None:
     from sse_starlette.sse import AppStatus
 
     AppStatus.should_exit = True
-
-
-class TimedProtocol(H11Protocol):
-    """uvicorn's h11 protocol, closing a connection whose request headers do not arrive
-    within ``config.toolcall_header_timeout`` seconds (a first request or a next one), with
-    Nagle's algorithm off.
-
-    asyncio turns Nagle off only on sockets whose ``proto`` is ``IPPROTO_TCP``; a listening
-    socket from ``socket.create_server`` (ours) or uvicorn's supervisor has ``proto`` 0, and so
-    have the connections it accepts. With Nagle on, a response written in parts waits for the
-    client's delayed ACK: about 40 ms on every call.
-    """
-
-    _header_timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            with contextlib.suppress(OSError):  # a peer already gone: the read will say so
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        super().connection_made(transport)  # type: ignore[arg-type]
-        self._arm()
-
-    def _arm(self) -> None:
-        timeout = getattr(self.config, "toolcall_header_timeout", None)
-        if timeout:
-            self._header_timer = self.loop.call_later(timeout, self._expire)
-
-    def _expire(self) -> None:
-        self._header_timer = None
-        if self.cycle is None or self.cycle.response_complete:
-            self.transport.close()
-
-    def handle_events(self) -> None:
-        super().handle_events()
-        cycle = self.cycle
-        if self._header_timer is not None and cycle is not None and not cycle.response_complete:
-            self._header_timer.cancel()
-            self._header_timer = None
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if self._header_timer is None and not self.transport.is_closing():
-            self._arm()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
-            self._header_timer = None
-        super().connection_lost(exc)
 
 
 def uvicorn_config(app: Any, options: HttpOptions, **extra: Any) -> Any:

@@ -39,12 +39,13 @@ import anyio
 import mcp.types as mcp_types
 import msgspec
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.inbound import x_mcp_header_map
 
 import toolcall
 from toolcall import ir
 from toolcall._pipeline import lookup
 from toolcall.adapters._common import specs
-from toolcall.mcp.calls import CallLimits, Calls
+from toolcall.mcp.calls import DEPARTURE, CallLimits, Calls, Departure, Watcher
 
 __all__ = ["REQUEST_ID_HEADER", "Context", "Member", "build_server", "calls_of"]
 
@@ -104,9 +105,12 @@ def build_server(
     }
     calls = Calls(limits, streams=tuple(contexts))
     handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts, calls)
-    # what the 2026 protocol checks Mcp-Param headers against; without it the SDK runs the
-    # whole tools/list handler for every tools/call
-    schemas = {tool.name: tool.input_schema for tool in listing}
+    # what the 2026 protocol checks Mcp-Param headers against, for the tools whose schema
+    # declares one (x-mcp-header): without it the SDK runs the whole tools/list handler for
+    # every tools/call, and a schema that declares none it walks for nothing
+    schemas = {
+        tool.name: tool.input_schema for tool in listing if x_mcp_header_map(tool.input_schema)
+    }
     server: Server[Any] = Server(
         name,
         version=toolcall.__version__ if version is None else version,
@@ -164,17 +168,13 @@ class _Handlers:
         request_id = None if headers is None else headers.get(REQUEST_ID_HEADER)
         if request_id is None:
             request_id = uuid.uuid4().hex[:16]
-        # a call over HTTP whose client leaves is cancelled: the SDK notices it only for a
-        # 2026-protocol answer it streams, so every HTTP call is watched here (a second
-        # reader of a finished request's messages only ever sees its disconnect)
-        receive = None if headers is None else getattr(request, "receive", None)
         result = await self._calls.run(
             name,
             request_id,
             name in self._threaded,
             partial(box.run, name, args, inject=inject),
             partial(box.arun, name, args, inject=inject),
-            None if receive is None else partial(_watch_disconnect, receive),
+            None if headers is None else _departure(request),
         )
         if isinstance(result, toolcall.Err):
             return self._error(result.error, request_id)
@@ -204,6 +204,22 @@ class _Handlers:
         else:
             text = error.message
         return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=text)], is_error=True)
+
+
+def _departure(request: Any) -> Departure | Watcher | None:
+    """How a call over HTTP learns that its client left, to be cancelled: the SDK notices it
+    only for a 2026-protocol answer it streams, so every HTTP call is watched here.
+
+    serve-mcp's protocol tells the request's :class:`Departure`; under another ASGI server
+    the request's ``receive`` is read (a second reader of a finished request's messages only
+    ever sees its disconnect).
+    """
+    scope = getattr(request, "scope", None)
+    departure = scope.get(DEPARTURE) if isinstance(scope, dict) else None
+    if isinstance(departure, Departure):
+        return departure
+    receive = getattr(request, "receive", None)
+    return None if receive is None else partial(_watch_disconnect, receive)
 
 
 async def _watch_disconnect(receive: Callable[[], Any], scope: anyio.CancelScope) -> None:
