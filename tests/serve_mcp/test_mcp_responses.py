@@ -9,13 +9,20 @@ loses nothing where no message could be dropped. ``--response`` chooses either w
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
-from served import HERE, JSON_HEADERS, ROOT, client, rpc, serving
+from served import HERE, JSON_HEADERS, ROOT, Served, client, rpc, serving
+
+import subproc
 
 _LEGACY = "2025-06-18"
 
@@ -117,6 +124,48 @@ def test_json_answers_that_drop_a_context_s_messages_say_so_once(
             call = rpc("tools/call", {"name": "add", "arguments": {"a": 2}})
             answer = httpx2.post(served.url, headers=JSON_HEADERS, json=call, timeout=30)
             assert answer.headers["content-type"].startswith("application/json")
+    said = [line for line in served.lines if "answers are JSON" in line]
+    assert said == [
+        "toolcall: answers are JSON (--response json), so the progress and log messages of "
+        "index are dropped; leave --response out to stream them"
+    ]
+
+
+SERVE_WORKERS = """
+import sys
+from toolcall.mcp import HttpOptions
+from toolcall.mcp.workers import WorkerSpec, serve_workers
+
+def announce(url):
+    print(f"toolcall: serving 2 tools at {url}", file=sys.stderr, flush=True)
+
+options = HttpOptions(port=0, stateless=True, json_response=True, workers=2)
+sys.exit(serve_workers(WorkerSpec(modules=["streaming_tools"]), options, None, announce))
+"""
+
+
+def test_a_program_serving_workers_itself_is_told_once(tmp_path: Path) -> None:
+    """``serve_workers`` called by a program (not the CLI) says it too, once."""
+    root = _streaming_module(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE_WORKERS],
+        env=subproc.environment([root, HERE, ROOT]),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    served = Served(process)
+    try:
+        served.announced()
+        call = rpc("tools/call", {"name": "add", "arguments": {"a": 2}})
+        answer = httpx2.post(served.url, headers=JSON_HEADERS, json=call, timeout=30)
+        assert answer.headers["content-type"].startswith("application/json")
+        assert served.stop() == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
     said = [line for line in served.lines if "answers are JSON" in line]
     assert said == [
         "toolcall: answers are JSON (--response json), so the progress and log messages of "

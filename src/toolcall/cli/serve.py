@@ -128,7 +128,6 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
         log_to_stderr()
     try:
         if args.workers > 1:
-            from toolcall.mcp.server import calls_of
             from toolcall.mcp.workers import WorkerSpec, serve_workers
 
             spec = WorkerSpec(
@@ -142,10 +141,6 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
                 brief_errors=limits.brief_errors,
             )
             uses_auth = auth is not None
-            calls = calls_of(server)
-            dropped = calls.dropped(options.json_response) if calls is not None else ""
-            if dropped:  # said once, by the parent: its workers answer alike
-                print(dropped, file=sys.stderr)
             return serve_workers(spec, options, source if uses_auth else None, announce)
         serving = mcp.run_server(server, args.transport, options=options, on_listening=announce)
         return anyio.run(lambda: serving)

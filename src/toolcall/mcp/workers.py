@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import logging
 import os
 import sys
 from typing import Any
 
 import msgspec
+from mcp.server import Server
 
 from toolcall.mcp.auth import AuthSource
 from toolcall.mcp.calls import CallLimits
@@ -29,11 +31,12 @@ from toolcall.mcp.http import (
     served_url,
     uvicorn_config,
 )
-from toolcall.mcp.server import build_server
+from toolcall.mcp.server import build_server, calls_of
 
 __all__ = ["WorkerSpec", "serve_workers", "worker_app"]
 
 ENV = "TOOLCALL_MCP_WORKER"
+_log = logging.getLogger("toolcall")
 
 
 class WorkerSpec(msgspec.Struct, kw_only=True):
@@ -68,6 +71,11 @@ def serve_workers(
     from uvicorn.supervisors.multiprocess import Multiprocess
 
     options.check()
+    if options.json_response:  # only then can an answer drop a Context tool's messages
+        calls = calls_of(_server(spec))
+        dropped = "" if calls is None else calls.dropped(True)
+        if dropped:  # said once, here: every worker answers alike
+            _log.warning("%s", dropped)
     with bind(options) as sock:
         spec.url = served_url(options, sock.getsockname()[1])
         spec.options = {**_options_dict(options), "port": sock.getsockname()[1]}
@@ -88,6 +96,17 @@ def worker_app() -> Front:
     """uvicorn's app factory in a worker: the parent's server, rebuilt."""
     spec = msgspec.json.decode(os.environ[ENV], type=WorkerSpec)
     sys.path[:0] = [entry for entry in spec.sys_path if entry not in sys.path]
+    server = _server(spec)
+    options = HttpOptions(**spec.options)
+    options.auth = None if spec.auth is None else AuthSource(**spec.auth).build()
+    if options.access_log:
+        log_to_stderr()
+    front = build_app(server, options, spec.url)
+    front.exit_when_done = True
+    return front
+
+
+def _server(spec: WorkerSpec) -> Server[Any]:
     modules = [importlib.import_module(name) for name in spec.modules]
     limits = CallLimits(
         max_calls=spec.max_calls,
@@ -96,17 +115,10 @@ def worker_app() -> Front:
         brief_errors=spec.brief_errors,
         log=bool(spec.options.get("access_log")),
     )
-    server = build_server(
+    return build_server(
         *modules,
         name=spec.name,
         strict=spec.strict,
         run_sync_in_thread=spec.run_sync_in_thread,
         limits=limits,
     )
-    options = HttpOptions(**spec.options)
-    options.auth = None if spec.auth is None else AuthSource(**spec.auth).build()
-    if options.access_log:
-        log_to_stderr()
-    front = build_app(server, options, spec.url)
-    front.exit_when_done = True
-    return front
