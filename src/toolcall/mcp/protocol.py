@@ -57,7 +57,8 @@ class TimedProtocol(H11Protocol):
         if cycle is None or cycle.response_complete:
             return
         # the request's task is created, not yet run: it reads its scope afterwards
-        cycle.scope.setdefault(DEPARTURE, Departure())  # type: ignore[typeddict-item]
+        if DEPARTURE not in cycle.scope:
+            cycle.scope[DEPARTURE] = Departure()  # type: ignore[typeddict-unknown-key]
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
