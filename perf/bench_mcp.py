@@ -6,8 +6,10 @@ concurrent sessions, each alternating the two tools for a fixed number of calls 
 warm-up. Servers: FastMCP (its defaults), ``serve-mcp`` (its HTTP defaults: plain tools on the
 thread pool, per-call timeout, limits), ``serve-mcp --inline``, and ``serve-mcp --stateless
 --workers 2``. The rounds rotate the order of the servers so drift on the machine falls on
-all of them alike. Printed: calls/s, p50, p99 and errors, then each toolcall server's
-throughput as a ratio of FastMCP's (the issue 22 target: at least 1.5x, zero errors).
+all of them alike. Printed: calls/s, p50, p99 and errors, each toolcall server's
+throughput as a ratio of FastMCP's (the issue 22 target: at least 1.5x, zero errors), and
+the CPU each call cost the server and the client (from ``/proc``): the client is one process,
+so where its CPU per call is about the server's, calls/s measure the client.
 
 ``--mode legacy`` makes the clients speak the 2025 protocol (a session per client, answers
 streamed or JSON as the server chooses) instead of the SDK's default (``auto``: the 2026
@@ -22,6 +24,7 @@ import argparse
 import asyncio
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -50,11 +53,20 @@ class Result:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
     seconds: float = 0.0
+    calls: int = 0  # warm-up included, as the CPU figures are
+    client_cpu: float = 0.0
+    server_cpu: float = 0.0
 
     def add(self, other: Result) -> None:
         self.latencies += other.latencies
         self.errors += other.errors
         self.seconds += other.seconds
+        self.calls += other.calls
+        self.client_cpu += other.client_cpu
+        self.server_cpu += other.server_cpu
+
+    def per_call(self, seconds: float) -> float:
+        return seconds / self.calls * 1000 if self.calls else float("nan")
 
     @property
     def rate(self) -> float:
@@ -115,6 +127,25 @@ def start(name: str) -> tuple[subprocess.Popen[str], str]:
     return process, url
 
 
+def process_cpu(pid: int) -> float:
+    """CPU seconds of a process and its children (a supervisor's workers), from /proc; NaN
+    where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/task/{pid}/children") as listed:
+            children = [int(child) for child in listed.read().split()]
+    except (OSError, ValueError):
+        return float("nan")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(process_cpu(child) for child in children)
+
+
+def client_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def stop(process: subprocess.Popen[str]) -> None:
     try:
         os.killpg(process.pid, signal.SIGTERM)
@@ -124,7 +155,9 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait(10)
 
 
-async def load(url: str, sessions: int, calls: int, warmup: int, mode: str = "auto") -> Result:
+async def load(
+    url: str, pid: int, sessions: int, calls: int, warmup: int, mode: str = "auto"
+) -> Result:
     async def session(k: int) -> Result:
         result = Result()
         http = httpx2.AsyncClient(timeout=httpx2.Timeout(60.0))
@@ -154,9 +187,14 @@ async def load(url: str, sessions: int, calls: int, warmup: int, mode: str = "au
                     result.errors += not ok
         return result
 
-    started = time.perf_counter()
+    started, client, server = time.perf_counter(), client_cpu(), process_cpu(pid)
     results = await asyncio.gather(*(session(k) for k in range(sessions)))
-    total = Result(seconds=time.perf_counter() - started)
+    total = Result(
+        seconds=time.perf_counter() - started,
+        calls=sessions * (warmup + calls),
+        client_cpu=client_cpu() - client,
+        server_cpu=process_cpu(pid) - server,
+    )
     for one in results:
         total.latencies += one.latencies
         total.errors += one.errors
@@ -180,7 +218,9 @@ def main() -> None:
             process, url = start(name)
             try:
                 totals[name].add(
-                    asyncio.run(load(url, args.sessions, calls, warmup=10, mode=args.mode))
+                    asyncio.run(
+                        load(url, process.pid, args.sessions, calls, warmup=10, mode=args.mode)
+                    )
                 )
             finally:
                 stop(process)
@@ -190,15 +230,21 @@ def main() -> None:
         f"client mode {args.mode}"
     )
     print(
-        f"{'server':36} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'vs fastmcp':>11}"
+        f"{'server':36} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} "
+        f"{'vs fastmcp':>11} {'CPU ms/call: server':>20} {'client':>7}"
     )
     for name in names:
         result = totals[name]
         ratio = result.rate / base if base else float("nan")
         print(
             f"{name:36} {result.rate:9.0f} {result.quantile(0.5):8.1f} "
-            f"{result.quantile(0.99):8.1f} {result.errors:7d} {ratio:10.2f}x"
+            f"{result.quantile(0.99):8.1f} {result.errors:7d} {ratio:10.2f}x "
+            f"{result.per_call(result.server_cpu):20.2f} {result.per_call(result.client_cpu):7.2f}"
         )
+    print(
+        "CPU per call, warm-up included: the server's own (workers summed), and the client's. "
+        "The client is one process, so its CPU per call caps calls/s at 1000/that for any server."
+    )
 
 
 if __name__ == "__main__":
