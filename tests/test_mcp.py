@@ -112,7 +112,7 @@ def points() -> list[Point]:
     return [Point(1), Point(2, 3)]
 
 
-def maybeforecast() -> Forecast | None:
+def maybe_forecast() -> Forecast | None:
     """Maybe a forecast."""
     return None
 
@@ -172,7 +172,7 @@ RUNTIME_TOOLS: tuple[Callable[..., Any], ...] = (
     reading,
     point,
     points,
-    maybeforecast,
+    maybe_forecast,
     renamed,
     pair,
     priced,
@@ -273,7 +273,7 @@ async def test_object_returns_declare_their_schema(server: Any, mode: str) -> No
     assert text_only == {
         "convert_temperature",
         "points",
-        "maybeforecast",
+        "maybe_forecast",
         "pair",
         "unresolved",
     }
@@ -321,7 +321,7 @@ async def test_other_results_are_text_only(server: Any, mode: str) -> None:
     expected = {
         ("convert_temperature", '{"value": 50}'): "10.0",
         ("points", "{}"): '[{"x":1,"y":0},{"x":2,"y":3}]',
-        ("maybeforecast", "{}"): "null",
+        ("maybe_forecast", "{}"): "null",
         ("pair", "{}"): "[1,2]",
         ("unresolved", "{}"): '{"ok":true}',
     }

@@ -90,14 +90,28 @@ class Served:
         return [line for line in self.lines if f"toolcall.access {kind} " in line]
 
 
+def until(found: Callable[[], Any], seconds: float = 40) -> Any:
+    """``found()``'s first true value, asked every 20 ms; fails the test after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not (value := found()):
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition did not hold in time")
+        time.sleep(0.02)
+    return value
+
+
 def start(
     *args: str,
     env: Mapping[str, str | None] | None = None,
     flags: Sequence[str] = (),
     cwd: Path = HERE,
     paths: Sequence[str | Path] = (HERE, ROOT),
+    program: str | None = None,
 ) -> Served:
-    command = [sys.executable, *flags, "-m", "toolcall.cli.main", "serve-mcp", *args]
+    """``serve-mcp ARGS``, or ``python -c PROGRAM ARGS`` (a program serving by itself, which
+    announces its URL as serve-mcp does)."""
+    run = ["-m", "toolcall.cli.main", "serve-mcp"] if program is None else ["-c", program]
+    command = [sys.executable, *flags, *run, *args]
     process = subprocess.Popen(
         command,
         env=subproc.environment(paths, env),
@@ -119,10 +133,12 @@ def serving(
     cwd: Path = HERE,
     paths: Sequence[str | Path] = (HERE, ROOT),
     http: bool = True,
+    program: str | None = None,
 ) -> Iterator[Served]:
-    """``serve-mcp ARGS`` (over HTTP on a free loopback port unless ``http=False``)."""
-    extra = ("--transport", "http", "--port", "0") if http else ()
-    served = start(*args, *extra, env=env, flags=flags, cwd=cwd, paths=paths)
+    """``serve-mcp ARGS`` (over HTTP on a free loopback port unless ``http=False``), or a
+    ``program`` (see :func:`start`)."""
+    extra = ("--transport", "http", "--port", "0") if http and program is None else ()
+    served = start(*args, *extra, env=env, flags=flags, cwd=cwd, paths=paths, program=program)
     try:
         served.announced()
         yield served

@@ -11,29 +11,19 @@ import contextlib
 import json
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
-from served import modern_call, modern_headers
+from served import modern_call, modern_headers, until
 
 import toolcall.mcp.server as server_module
 from toolcall.mcp import HttpOptions, build_server
 from toolcall.mcp.calls import Departure
 from toolcall.mcp.http import bind, build_app, served_url, uvicorn_config
 from toolcall.mcp.server import calls_of
-
-
-def until(found: Callable[[], Any], seconds: float = 40) -> Any:
-    deadline = time.monotonic() + seconds
-    while not (value := found()):
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition did not hold in time")
-        time.sleep(0.02)
-    return value
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,7 +20,16 @@ import anyio.abc
 import anyio.to_thread
 import httpx2
 import pytest
-from served import JSON_HEADERS, Served, client, modern_call, modern_headers, rpc, serving
+from served import (
+    JSON_HEADERS,
+    Served,
+    client,
+    modern_call,
+    modern_headers,
+    rpc,
+    serving,
+    until,
+)
 
 from toolcall.mcp import HttpOptions, is_loopback
 from toolcall.mcp.http import _security
@@ -56,17 +65,6 @@ def sessionless() -> Iterator[Served]:
 def answering(request: pytest.FixtureRequest) -> Served:
     """Each way a call is answered: JSON, an SSE stream, JSON without sessions."""
     return request.getfixturevalue(request.param)
-
-
-def until(found: Callable[[], Any], seconds: float = 40) -> Any:
-    deadline = time.monotonic() + seconds
-    while True:
-        value = found()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition did not hold in time")
-        time.sleep(0.05)
 
 
 def release(marker: Path) -> None:

@@ -9,20 +9,13 @@ loses nothing where no message could be dropped. ``--response`` chooses either w
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
-from served import HERE, JSON_HEADERS, ROOT, Served, client, rpc, serving
-
-import subproc
+from served import HERE, JSON_HEADERS, ROOT, client, rpc, serving
 
 _LEGACY = "2025-06-18"
 
@@ -147,25 +140,11 @@ sys.exit(serve_workers(WorkerSpec(modules=["streaming_tools"]), options, None, a
 def test_a_program_serving_workers_itself_is_told_once(tmp_path: Path) -> None:
     """``serve_workers`` called by a program (not the CLI) says it too, once."""
     root = _streaming_module(tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-c", SERVE_WORKERS],
-        env=subproc.environment([root, HERE, ROOT]),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    served = Served(process)
-    try:
-        served.announced()
+    with serving(program=SERVE_WORKERS, paths=[root, HERE, ROOT]) as served:
         call = rpc("tools/call", {"name": "add", "arguments": {"a": 2}})
         answer = httpx2.post(served.url, headers=JSON_HEADERS, json=call, timeout=30)
         assert answer.headers["content-type"].startswith("application/json")
         assert served.stop() == 0
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
     said = [line for line in served.lines if "answers are JSON" in line]
     assert said == [
         "toolcall: answers are JSON (--response json), so the progress and log messages of "
