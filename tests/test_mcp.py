@@ -724,6 +724,23 @@ def regional(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Re
     return region
 
 
+def test_a_tool_2026_clients_would_drop_is_a_warning() -> None:
+    """The SDK's 2026-protocol client drops a tool whose x-mcp-header is invalid (here on a
+    number), so serving it would list a tool no client shows: building the server says so."""
+
+    def priced(cost: Annotated[float, Field(json_schema_extra={"x-mcp-header": "Cost"})]) -> str:
+        """Price a thing."""
+        return str(cost)
+
+    with pytest.warns(toolcall.ToolcallWarning) as caught:
+        toolcall.mcp.build_server(priced)
+    assert [str(w.message) for w in caught] == [
+        "priced: property 'cost': x-mcp-header is only permitted on integer/string/boolean "
+        "properties (got 'number'); clients of the 2026 MCP protocol drop this tool from the "
+        "listing (fix or remove the x-mcp-header)"
+    ]
+
+
 async def test_run_server_refuses_what_needs_the_cli(server: Any) -> None:
     """A public bind without auth, and workers (rebuilt per process), are refused here."""
     public = toolcall.mcp.HttpOptions(host="0.0.0.0", port=0)

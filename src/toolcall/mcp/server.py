@@ -39,7 +39,7 @@ import anyio
 import mcp.types as mcp_types
 import msgspec
 from mcp.server import Server, ServerRequestContext
-from mcp.shared.inbound import x_mcp_header_map
+from mcp.shared.inbound import find_invalid_x_mcp_header, x_mcp_header_map
 
 import toolcall
 from toolcall import ir
@@ -92,6 +92,14 @@ def build_server(
         if schema is not None:
             structured.add(definition["name"])
         listing.append(mcp_types.Tool.model_validate({**definition, "outputSchema": schema}))
+        dropped = find_invalid_x_mcp_header(definition["inputSchema"])
+        if dropped is not None:
+            warnings.warn(
+                f"{definition['name']}: {dropped}; clients of the 2026 MCP protocol drop this "
+                "tool from the listing (fix or remove the x-mcp-header)",
+                toolcall.ToolcallWarning,
+                stacklevel=2,
+            )
     limits = limits or CallLimits()
     if run_sync_in_thread and limits.threads is None:
         limits.threads = 16
