@@ -134,13 +134,16 @@ class _Plans(dict[str, "ToolPlan"]):
         return self.setdefault(name, build_plan(tool, functions[name], resolver))
 
 
-def entry_from_derived(module: types.ModuleType | None, derived: Derived) -> ModuleEntry:
-    """Render a fresh derivation, issue its strict-mode warnings once, and build its entry."""
+def entry_from_derived(
+    module: types.ModuleType | None, derived: Derived, *, frozen: bool = True
+) -> ModuleEntry:
+    """Render a fresh derivation, issue its strict-mode warnings once, and build its entry
+    (``frozen=False``: for a caller that ``share``s other schemas before anyone sees it)."""
     from toolcall._derive.module import warn_at
     from toolcall._render.formats import render_schemas
 
     module_ir = derived.ir
-    loose, strict, warnings = render_schemas(module_ir.tools)
+    loose, strict, warnings = render_schemas(module_ir.tools, frozen=frozen)
     for tool, lines in zip(module_ir.tools, warnings, strict=True):
         for line in lines:
             warn_at(derived.functions[tool.name], line)
@@ -363,17 +366,20 @@ def _load_or_derive(
     from toolcall._derive.module import derive_module
 
     derived = derive_module(module, source.data if source is not None else None)
-    entry = entry_from_derived(module, derived)
     if path is None or source is None:
-        return entry, False
+        return entry_from_derived(module, derived), False
+    entry = entry_from_derived(module, derived, frozen=False)  # the table's replace them
     deps = _dependencies(module, derived)
     try:
         variants = _variants_for_cache(entry)
     except RecursionError:
         debug("toolcall: schemas of %s too deep to store; not caching it", name)
+        _share_frozen(entry)
         return entry, False
     shared = _shared(variants, len(entry.tool_names))
-    if shared is not None:
+    if shared is None:
+        _share_frozen(entry)
+    else:
         entry.variants.share(shared)
     try:
         record = _cache.make_entry(
@@ -466,6 +472,14 @@ def _variants_for_cache(entry: ModuleEntry) -> dict[str, Any]:
     from toolcall._cache.nodes import pack
 
     return pack(*entry.variants.schemas())
+
+
+def _share_frozen(entry: ModuleEntry) -> None:
+    """Freeze an entry's schemas rendered with ``frozen=False``, which no table replaces."""
+    from toolcall._frozen import freeze
+
+    loose, strict = entry.variants.schemas()
+    entry.variants.share(([freeze(s) for s in loose], [freeze(s) for s in strict]))
 
 
 def _shared(table: dict[str, Any], count: int) -> Schemas | None:

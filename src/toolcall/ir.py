@@ -54,7 +54,7 @@ Kind = Literal[
 ]
 
 
-class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """One JSON Schema node plus what dispatch needs to restore the Python value.
 
     ``kind`` is the JSON shape. ``py`` says which Python value the dispatcher builds from
@@ -129,7 +129,7 @@ class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         _validate(self)
 
 
-class Field(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Field(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """A property of an object type (TypedDict key, dataclass/Struct/NamedTuple field)."""
 
     name: str
@@ -141,7 +141,7 @@ class Field(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     examples: tuple[Any, ...] = ()
 
 
-class Parameter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Parameter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """An argument of a tool.
 
     ``required`` is False for every parameter with a Python default; ``has_default`` is
@@ -160,7 +160,7 @@ class Parameter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     keyword_only: bool = False
 
 
-class Tool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Tool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """A tool: what a provider sees, plus what dispatch needs to find the function.
 
     ``kwargs`` is the value type of ``**kwargs`` (None when the function has none); it
@@ -184,7 +184,7 @@ class Tool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     qualname: str = ""
 
 
-class ModuleIR(msgspec.Struct, frozen=True, kw_only=True):
+class ModuleIR(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Every tool of one marked module, in definition order."""
 
     module: str

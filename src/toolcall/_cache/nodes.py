@@ -50,17 +50,31 @@ def pack(loose: Sequence[Any], strict: Sequence[Any]) -> dict[str, Any]:
     are three nodes, and so are ``0.0`` and ``-0.0``. Raises ``RecursionError`` for a
     schema too deep to walk (the entry is then not written).
     """
-    nodes: list[Any] = []
-    index: dict[Any, int] = {}
-    seen: dict[int, int] = {}  # id -> index: shared (frozen) subtrees are walked once
-    # a subtree's msgpack bytes -> index: a copy of a subtree met before (the same TypedDict
-    # in every tool that takes it) costs one encoding in C instead of a walk of its nodes.
-    # Equal bytes are equal JSON with types kept apart; a subtree msgpack cannot encode
-    # (an int past 64 bits, a lone surrogate) is walked as usual.
-    copies: dict[bytes, int] = {}
+    table = _Table()
+    loose_roots = [table.add(schema) for schema in loose]
+    strict_roots = [table.add(schema) for schema in strict]
+    return {"nodes": table.nodes, "loose": loose_roots, "strict": strict_roots}
 
-    def add(value: Any) -> int:
-        known = seen.get(id(value))
+
+class _Table:
+    """The nodes ``pack`` has written, and how to find a value's index among them. (A class,
+    not closures calling each other, which would be a cycle holding all of it until the
+    next garbage collection.)"""
+
+    __slots__ = ("copies", "index", "nodes", "seen")
+
+    def __init__(self) -> None:
+        self.nodes: list[Any] = []
+        self.index: dict[Any, int] = {}
+        self.seen: dict[int, int] = {}  # id -> index: shared (frozen) subtrees walked once
+        # a subtree's msgpack bytes -> index: a copy of a subtree met before (the same
+        # TypedDict in every tool that takes it) costs one encoding in C instead of a walk of
+        # its nodes. Equal bytes are equal JSON with types kept apart; a subtree msgpack
+        # cannot encode (an int past 64 bits, a lone surrogate) is walked as usual.
+        self.copies: dict[bytes, int] = {}
+
+    def add(self, value: Any) -> int:
+        known = self.seen.get(id(value))
         if known is not None:
             return known
         kind = type(value)
@@ -72,36 +86,34 @@ def pack(loose: Sequence[Any], strict: Sequence[Any]) -> dict[str, Any]:
             except Exception:
                 blob = None
             if blob is not None:
-                known = copies.get(blob)
+                known = self.copies.get(blob)
                 if known is None:
-                    known = copies[blob] = walk(value, kind)
+                    known = self.copies[blob] = self.walk(value, kind)
                 return known
-        return walk(value, kind)
+        return self.walk(value, kind)
 
-    def walk(value: Any, kind: type) -> int:
+    def walk(self, value: Any, kind: type) -> int:
         node: Any
         if isinstance(value, dict):
-            children = tuple(map(add, value.values()))
+            children = tuple(map(self.add, value.values()))
             key: Any = ("d", tuple(value), children)
             node = [list(value), list(children)]
         elif isinstance(value, list | tuple):
-            children = tuple(map(add, value))
+            children = tuple(map(self.add, value))
             key = ("l", children)
             node = [list(children)]
         else:
             key = (kind, repr(value) if kind is float else value)
             node = value
+        index = self.index
         found = index.get(key)
         if found is None:
+            nodes = self.nodes
             found = index[key] = len(nodes)
             nodes.append(node)
         if kind in _CONTAINERS:
-            seen[id(value)] = found
+            self.seen[id(value)] = found
         return found
-
-    loose_roots = [add(schema) for schema in loose]
-    strict_roots = [add(schema) for schema in strict]
-    return {"nodes": nodes, "loose": loose_roots, "strict": strict_roots}
 
 
 def build(nodes: Any, loose: Any, strict: Any, count: int) -> tuple[list[Any], list[Any]]:

@@ -101,7 +101,7 @@ def derive_module(module: types.ModuleType, source: bytes | None = None) -> Deri
         if tool is not None:
             tools.append(tool)
             functions[tool.name] = fn
-    resolver = derivation.resolver
+    resolver = derivation.release()
     return Derived(
         ir=ir.ModuleIR(module=module.__name__, tools=tuple(tools)),
         functions=functions,
@@ -123,7 +123,7 @@ def derive_function(fn: Callable[..., Any]) -> tuple[ir.Tool, Derived]:
     tool = derivation.tool(fn, object_docs(fn))
     if tool is None:
         raise TypeError(derivation.last_warning)
-    resolver = derivation.resolver
+    resolver = derivation.release()
     derived = Derived(
         ir=ir.ModuleIR(module=tool.module, tools=(tool,)),
         functions={tool.name: fn},
@@ -161,6 +161,13 @@ class _Derivation:
             )
             mode = "summary"
         self.description_mode = mode
+
+    def release(self) -> TypeResolver:
+        """The resolver, no longer held here: it holds this derivation's methods, and that
+        cycle would keep a module's whole derivation alive until a garbage collection."""
+        resolver = self.resolver
+        del self.resolver
+        return resolver
 
     def warn(self, message: str) -> None:
         self.last_warning = message

@@ -41,22 +41,29 @@ def describe_entry(tool: ir.Tool, module: str) -> dict[str, Any]:
 
 
 def render_schemas(
-    tools: Sequence[ir.Tool],
+    tools: Sequence[ir.Tool], *, frozen: bool = True
 ) -> tuple[list[Any], list[Any], list[list[str]]]:
     """Each tool's arguments schema, frozen, for ``strict=False`` and ``strict=True``, and
     each tool's strict-mode warnings, found while its strict schema was rendered.
 
     This is all a module's variants hold beyond the IR's names: every format's list is
-    these schemas in ``envelope``s, built when first asked for.
+    these schemas in ``envelope``s, built when first asked for. ``frozen=False`` is for a
+    caller that replaces them before anyone sees them (a cold entry takes its node table's
+    schemas instead), which would only freeze them to throw them away.
     """
-    loose = [freeze(parameters_schema(tool)) for tool in tools]
+    done = freeze if frozen else _as_is
+    loose = [done(parameters_schema(tool)) for tool in tools]
     strict: list[Any] = []
     warnings: list[list[str]] = []
     for tool in tools:
         schema, problems = collect_strict_problems(tool)
-        strict.append(freeze(schema))
+        strict.append(done(schema))
         warnings.append(strict_warnings(tool.name, schema, problems))
     return loose, strict, warnings
+
+
+def _as_is(value: Any) -> Any:
+    return value
 
 
 def render_variants(

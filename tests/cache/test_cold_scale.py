@@ -1,0 +1,153 @@
+"""What a cold derivation costs besides its own work (issue 23): garbage-collector passes.
+
+At 10,000 tools the collector was a sixth of a cold start: full collections, each walking
+every live object, triggered by objects that were garbage within a millisecond (a module's
+AST) or that could never be in a cycle (the IR), and cycles that kept a module's whole
+derivation alive until one ran. These tests count collections and garbage, never time.
+"""
+
+from __future__ import annotations
+
+import gc
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_warm_scale import source
+
+import toolcall
+from toolcall import _pipeline, ir
+from toolcall._derive import source as _source
+from toolcall._frozen import FrozenDict, FrozenList
+from toolcall._render import formats
+
+
+@pytest.fixture
+def cold(
+    make_module: Callable[..., types.ModuleType], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[int], tuple[types.ModuleType, Callable[[], _pipeline.ModuleEntry]]]:
+    """A module of n tools, imported, and what derives it cold into an empty cache."""
+    monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "hook"))
+
+    def make(tools: int) -> tuple[types.ModuleType, Callable[[], _pipeline.ModuleEntry]]:
+        module = make_module(source(tools))
+        origin = module.__spec__.origin
+        assert origin is not None
+        data = Path(origin).read_bytes()
+
+        def derive() -> _pipeline.ModuleEntry:
+            return _pipeline.process(
+                module,
+                directory=tmp_path / "cold",
+                source=_pipeline.Source(data, None),
+                executed=True,
+            )
+
+        return module, derive
+
+    return make
+
+
+@pytest.fixture
+def collector_paused() -> Iterator[None]:
+    """No collection but the test's own, from a clean slate."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+def test_a_cold_derivation_leaves_no_cycle_behind(cold: Any, collector_paused: None) -> None:
+    """Every object a derivation dropped was freed as it was dropped: the derivation and its
+    type resolver held each other, and so did the node table's two walking closures."""
+    _, derive = cold(20)
+    entry = derive()
+    assert entry.tool_names[0] == "find_0"
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    gc.collect()
+    assert [type(garbage).__qualname__ for garbage in gc.garbage] == []
+
+
+def test_the_ir_is_left_out_of_the_collectors_walks(cold: Any) -> None:
+    """Tools, parameters and types hold data, never a cycle; 10,000 tools' IR would be
+    walked by every full collection."""
+    _, derive = cold(3)
+    tools = derive().ir.tools
+    nodes: list[Any] = [*tools]
+    for tool in tools:
+        nodes += tool.parameters
+        nodes += [p.type for p in tool.parameters]
+    assert {type(node) for node in nodes} == {ir.Tool, ir.Parameter, ir.Type}
+    assert not any(gc.is_tracked(node) for node in nodes)
+
+
+def test_a_cold_entry_freezes_no_schema_its_table_replaces(
+    cold: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rendered schemas are replaced by the node table's (one object per distinct subtree),
+    so freezing them first was work thrown away; what `emit` hands out is read-only still."""
+    calls: list[object] = []
+    real = formats.freeze
+    monkeypatch.setattr(formats, "freeze", lambda value: calls.append(value) or real(value))
+    module, derive = cold(4)
+    derive()
+    assert calls == []
+    tools = toolcall.emit(module, "openai")
+    schema = tools[0]["function"]["parameters"]
+    assert type(schema) is FrozenDict
+    assert type(schema["properties"]["tags"]["type"]) is FrozenList
+    assert type(schema["properties"]["options"]["properties"]["mode"]) is FrozenDict
+
+
+def test_an_entry_it_cannot_store_keeps_frozen_schemas(
+    make_module: Callable[..., types.ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLCALL_CACHE", "0")
+    module = make_module(source(2))
+    entry = _pipeline.process(module, directory=None)
+    loose, strict = entry.variants.schemas()
+    assert type(loose[0]["properties"]["options"]["properties"]["mode"]) is FrozenDict
+    assert type(strict[1]["required"]) is FrozenList
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_no_collection_runs_while_a_sources_ast_exists(
+    enabled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module's AST is garbage as soon as it has been read: collections during the parse
+    would only promote it to the generations whose collections walk every live object.
+    The collector's state is the program's: it is left as it was found."""
+    text = source(200)
+    reading: list[bool] = []
+    during: list[dict[str, Any]] = []
+    real = _source._collect
+
+    def collect(given: str | bytes) -> Any:
+        reading.append(True)
+        try:
+            return real(given)
+        finally:
+            reading.pop()
+
+    def seen(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and reading:
+            during.append(info)
+
+    monkeypatch.setattr(_source, "_collect", collect)
+    gc.callbacks.append(seen)
+    if not enabled:
+        gc.disable()
+    try:
+        docs = _source.parse_source(text)
+        assert gc.isenabled() is enabled
+    finally:
+        gc.callbacks.remove(seen)
+        gc.enable()
+    assert during == []
+    assert docs.functions["find_199"].startswith("Find things (199).")
