@@ -31,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -55,6 +56,10 @@ _CONSTRAINTS: Final = (
 )
 
 _SCALARS: Final = frozenset({"null", "boolean", "integer", "number", "string"})
+# A scalar's constraints read in one call, and what they are on a scalar that has none (most
+# of them): comparing the two spares a scalar without constraints one look per keyword.
+_CONSTRAINT_VALUES: Final = operator.attrgetter(*(attr for attr, _ in _CONSTRAINTS))
+_UNCONSTRAINED: Final = _CONSTRAINT_VALUES(ir.Type(kind="string"))
 
 # Keywords OpenAI's strict mode rejects (``limits``). Dispatch still enforces what they say,
 # so strict schemas leave them out instead of failing: the model merely is not told.
@@ -158,10 +163,11 @@ def _schema(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[st
     schema: dict[str, Any]
     if kind in _SCALARS:
         schema = {"type": kind}
-        for attr, key in _CONSTRAINTS:
-            value = getattr(t, attr)
-            if value is not None and value != "" and not (strict and key in _NOT_STRICT):
-                schema[key] = value
+        values = _CONSTRAINT_VALUES(t)
+        if values != _UNCONSTRAINED:
+            for (_, key), value in zip(_CONSTRAINTS, values, strict=True):
+                if value is not None and value != "" and not (strict and key in _NOT_STRICT):
+                    schema[key] = value
     elif kind == "enum":
         values = thaw(t.values)
         json_type = _enum_type(values)
