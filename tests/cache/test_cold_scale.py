@@ -9,6 +9,7 @@ derivation alive until one ran. These tests count collections and garbage, never
 from __future__ import annotations
 
 import gc
+import os
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from test_warm_scale import source
 
 import toolcall
 from toolcall import _pipeline, ir
+from toolcall._cache import fingerprint
 from toolcall._derive import source as _source
 from toolcall._frozen import FrozenDict, FrozenList
 from toolcall._render import formats
@@ -151,3 +153,27 @@ def test_no_collection_runs_while_a_sources_ast_exists(
         gc.enable()
     assert during == []
     assert docs.functions["find_199"].startswith("Find things (199).")
+
+
+def test_what_stands_in_for_a_loaded_module_is_found_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every tool module imports ``typing``: telling it is the standard library's resolved
+    its path, a ``stat`` per directory, for every module. A module imported anew (after an
+    upgrade, say) is looked at again."""
+    import typing
+
+    resolved: list[str] = []
+    real = os.path.realpath
+    monkeypatch.setattr(
+        os.path, "realpath", lambda path, **kw: resolved.append(path) or real(path, **kw)
+    )
+    first = fingerprint.dep_for_module(typing)
+    assert (first.kind, first.name) == ("python", "typing")
+    resolved.clear()
+    assert fingerprint.dep_for_module(typing) == first
+    assert resolved == []
+    again = types.ModuleType("typing")
+    again.__file__ = typing.__file__
+    assert fingerprint.dep_for_module(again) == first
+    assert resolved == [typing.__file__]

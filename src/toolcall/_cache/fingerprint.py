@@ -19,6 +19,7 @@ import errno
 import os
 import stat
 import sys
+import weakref
 from collections.abc import Iterator
 from functools import cache
 from types import ModuleType
@@ -215,18 +216,34 @@ def dep_for_module(module: ModuleType) -> Dep:
     the distribution's RECORD lists its file: an editable install (whose source the user
     edits without bumping the version) is hashed like any other user file.
     """
-    top = module.__name__.partition(".")[0]
+    name = module.__name__
     file = getattr(module, "__file__", None)
+    known = _loaded_deps.get(name)
+    if known is not None and known[0]() is module:
+        return known[1]
+    top = name.partition(".")[0]
     if _is_stdlib(top, file):
-        return Dep("python", top, _python_version(), module=module.__name__)
+        dep = Dep("python", top, _python_version(), module=name)
+        _loaded_deps[name] = (weakref.ref(module), dep)
+        return dep
     if isinstance(file, str):
         path = os.path.abspath(file)
-        dist = _owning_dist(module.__name__, path)
+        dist = _owning_dist(name, path)
         if dist is not None:
-            return Dep("dist", dist[0], dist[1], module=module.__name__)
+            dep = Dep("dist", dist[0], dist[1], module=name)
+            _loaded_deps[name] = (weakref.ref(module), dep)
+            return dep
         with contextlib.suppress(OSError):
-            return file_dep(path, module.__name__)
-    return Dep("unknown", module.__name__, "", module=module.__name__)
+            return file_dep(path, name)
+    return Dep("unknown", name, "", module=name)
+
+
+_loaded_deps: dict[str, tuple[weakref.ref[ModuleType], Dep]] = {}
+"""The standard library and installed modules met so far, by name, with the module object
+they were found for: what stands in for a module does not change while that module stays
+loaded (a module imported again, after an upgrade say, is looked at again), and every tool
+module imports ``typing`` (finding that out resolved its path, a ``stat`` per directory,
+each time). A user file is hashed on every call."""
 
 
 def dep_current(dep: Dep, roots: tuple[str, ...] | None = None) -> bool:
