@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any, Final
 
 import msgspec
@@ -91,21 +92,20 @@ _NOT_INPUT: Final = frozenset(
     }
 )
 
-# The parameter types frameworks fill in themselves, as (module prefix, class name). A
-# subclass counts too; nothing is imported to check.
-_INJECTED_CLASSES: Final = (
-    ("fastmcp", "Context"),
-    ("mcp.server", "Context"),
-    ("toolcall.mcp", "Context"),
-    ("pydantic_ai", "RunContext"),
-    ("agents", "RunContextWrapper"),
-    ("agents", "ToolContext"),
-)
-_INJECTED_METADATA: Final = (
-    ("langchain_core", "InjectedToolArg"),
-    ("langgraph", "InjectedState"),
-    ("langgraph", "InjectedStore"),
-)
+# The parameter types frameworks fill in themselves: class name -> the packages (and their
+# subpackages) that define one by that name. A subclass counts too; nothing is imported to
+# check, and a class of any other name costs one lookup.
+_INJECTED_CLASSES: Final[Mapping[str, tuple[str, ...]]] = {
+    "Context": ("fastmcp", "mcp.server", "toolcall.mcp"),
+    "RunContext": ("pydantic_ai",),
+    "RunContextWrapper": ("agents",),
+    "ToolContext": ("agents",),
+}
+_INJECTED_METADATA: Final[Mapping[str, tuple[str, ...]]] = {
+    "InjectedToolArg": ("langchain_core",),
+    "InjectedState": ("langgraph",),
+    "InjectedStore": ("langgraph",),
+}
 
 
 def unwrap_annotated(tp: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -188,13 +188,15 @@ def injected(hint: Any) -> bool:
     return _is_framework(origin if origin is not None else core, _INJECTED_CLASSES)
 
 
-def _is_framework(obj: Any, known: tuple[tuple[str, str], ...]) -> bool:
+def _is_framework(obj: Any, known: Mapping[str, tuple[str, ...]]) -> bool:
     cls = obj if isinstance(obj, type) else type(obj)
     for klass in getattr(cls, "__mro__", ()):
+        packages = known.get(klass.__name__)
+        if packages is None:  # nearly every class: no module to compare
+            continue
         module = getattr(klass, "__module__", "") or ""
-        for prefix, name in known:
-            if klass.__name__ == name and (module == prefix or module.startswith(prefix + ".")):
-                return True
+        if any(module == package or module.startswith(package + ".") for package in packages):
+            return True
     return False
 
 

@@ -88,6 +88,9 @@ class _Regexes:
         self.underline = re.compile(r"-{3,}|={3,}")
         self.dashes = re.compile(r"-{3,}")
         self.field = re.compile(r":[^\W\d][\w-]*(?:[ \t][^:]*)?:(?:\s|$)")
+        # a line opening with a colon (``\s`` and ``str.strip`` agree on whitespace): without
+        # one ``sphinx`` finds no field, and a Google docstring is not scanned for them
+        self.field_line = re.compile(r"^\s*:", re.MULTILINE)
         self.sphinx_type = re.compile(r":type[ \t]+[^:\s][^:]*:")
         self.sphinx_param = re.compile(
             r":(?:param|parameter|arg|argument|key|keyword)[ \t]+([^:\s][^:]*):(.*)"
@@ -178,7 +181,10 @@ def _clean_name(name: str) -> str:
 
 def _names(match: re.Match[str]) -> list[str]:
     """The names of a Google entry: the first, then any listed after it (``x, y: text``)."""
-    others = [name.strip() for name in match.group(3).split(",") if name.strip()]
+    listed = match.group(3)
+    if not listed:  # one name, as nearly every entry has
+        return [_clean_name(match.group(2))]
+    others = [name.strip() for name in listed.split(",") if name.strip()]
     return [_clean_name(name) for name in (match.group(2), *others)]
 
 

@@ -95,7 +95,7 @@ def read_docstring(doc: str | None) -> Docstring:
             entries += found
             sections += spans
     fields: list[Section] = []
-    if ":" in doc:
+    if ":" in doc and patterns().field_line.search("\n".join(code_free)) is not None:
         found, fields = sphinx(code_free)
         entries += found
     entries.sort(key=lambda entry: entry[0])
