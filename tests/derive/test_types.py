@@ -411,6 +411,32 @@ def test_an_annotation_twenty_tools_repeat_is_resolved_once(make_module, monkeyp
         }
 
 
+def test_a_return_annotation_twenty_tools_repeat_is_resolved_once(make_module, monkeypatch):
+    """Return types follow the parameters' rule (same text, equal annotation, nothing said),
+    and a name rebound between two functions is still each tool's own type."""
+    from toolcall import _pipeline, ir
+    from toolcall._derive.types import TypeResolver
+
+    unions: list[tuple[object, ...]] = []
+    real = TypeResolver._union
+
+    def counting(self, args, where):
+        unions.append(args)
+        return real(self, args, where)
+
+    monkeypatch.setattr(TypeResolver, "_union", counting)
+    tools = "\n".join(f"def t{i}() -> list[str] | None: pass" for i in range(20))
+    rebound = "R = int\ndef a() -> R: pass\nR = str\ndef b() -> R: pass\n"
+    module, caught = _derived(make_module, f"__toolcall__ = True\n{tools}\n{rebound}")
+    assert not caught
+    assert len(unions) == 1
+    returns = {tool.name: tool.returns for tool in _pipeline.lookup(module).ir.tools}
+    assert {returns[f"t{i}"] for i in range(20)} == {returns["t0"]}
+    strings = ir.Type(kind="array", py="list", items=ir.Type(kind="string"), nullable=True)
+    assert returns["t0"] == strings
+    assert (returns["a"], returns["b"]) == (ir.Type(kind="integer"), ir.Type(kind="string"))
+
+
 def test_annotations_equal_in_python_keep_the_order_each_was_written_in(make_module):
     """``int | str == str | int`` and ``Literal`` compares its values as a set: each tool's
     schema still lists them as its own annotation does."""

@@ -295,7 +295,11 @@ class _Derivation:
             returns=(
                 None
                 if returns is inspect.Signature.empty
-                else self._returns(returns, f"{qualname}(return)")
+                else self._returns(
+                    returns,
+                    f"{qualname}(return)",
+                    docs.returns.get(qualname) if docs is not None else None,
+                )
             ),
             injected=tuple(injected_names),
             title=meta.title or "",
@@ -392,10 +396,10 @@ class _Derivation:
         )
         return False
 
-    def _returns(self, hint: Any, where: str) -> ir.Type:
+    def _returns(self, hint: Any, where: str, text: str | None) -> ir.Type:
         """The return type only describes: anything it cannot be is ``{}``, silently."""
         try:
-            return self.resolver.quiet(hint, where)
+            return self.resolver.quiet(hint, where, text)
         except Warning:  # a ToolcallWarning the program made an error
             raise
         except Exception:

@@ -44,6 +44,8 @@ class SourceDocs(msgspec.Struct, frozen=True, kw_only=True):
       runtime an alias is indistinguishable from its target.
     - ``annotations``: per function, each annotated parameter's annotation as source text, so
       that the alias a parameter was declared with can be told apart from its target.
+    - ``returns``: per function, its return annotation as source text (written the same
+      way tool after tool, it is resolved once).
     - ``lines``: the first line of every ``def`` and ``class``, decorators included, which is
       what ``__code__.co_firstlineno`` reports for the live function.
     - ``imports``: every module an ``import`` statement names, at any depth, a relative one
@@ -61,6 +63,7 @@ class SourceDocs(msgspec.Struct, frozen=True, kw_only=True):
     attributes: Mapping[str, str] = _EMPTY
     aliases: Mapping[str, str] = _EMPTY
     annotations: Mapping[str, Mapping[str, str]] = _EMPTY
+    returns: Mapping[str, str] = _EMPTY
     lines: Mapping[str, int] = _EMPTY
     imports: frozenset[str] = frozenset()
     lost: bool = False
@@ -102,6 +105,7 @@ def parse_source(source: str | bytes) -> SourceDocs:
         attributes=proxy(collector.attributes),
         aliases=proxy(collector.aliases),
         annotations=proxy({name: proxy(a) for name, a in collector.annotations.items()}),
+        returns=proxy(collector.returns),
         lines=proxy(collector.lines),
         imports=frozenset(collector.imports),
         lost=not found and _DOCSTRING.search(_as_bytes(source)) is not None,
@@ -268,6 +272,7 @@ class _Collector:
         self.attributes: dict[str, str] = {}
         self.aliases: dict[str, str] = {}
         self.annotations: dict[str, dict[str, str]] = {}
+        self.returns: dict[str, str] = {}
         self.lines: dict[str, int] = {}
         self.imports: set[str] = set()
 
@@ -321,6 +326,8 @@ class _Collector:
                 )
                 if argument.annotation is not None
             }
+            if node.returns is not None:
+                self.returns[qualname] = self.text(node.returns)
             self.scope(node.body, qualname + ".<locals>.", is_function=True)
 
     def text(self, node: ast.expr) -> str:

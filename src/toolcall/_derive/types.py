@@ -171,11 +171,11 @@ class TypeResolver:
             self.warn(message)
         return built.type
 
-    def quiet(self, tp: Any, where: str) -> ir.Type:
-        """``resolve`` without warnings (a return type: it only describes, never refuses)."""
+    def quiet(self, tp: Any, where: str, text: str | None = None) -> ir.Type:
+        """``resolve_written`` without warnings (a return type only describes, never refuses)."""
         warn, self.warn = self.warn, _silent
         try:
-            return self.resolve(tp, where)
+            return self.resolve_written(tp, text, where)
         finally:
             self.warn = warn
 
