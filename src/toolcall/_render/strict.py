@@ -46,6 +46,10 @@ __all__ = ["check_strict", "strict_warnings"]
 
 _TYPES: Final = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 _TYPED_BY: Final = ("type", "enum", "const", "anyOf", "$ref")
+# The keywords checked only where a node has one of them (most have none).
+_LESS_COMMON: Final = frozenset(
+    {"anyOf", "enum", "const", "format", "$ref", "$defs", "definitions"}
+)
 # Past this many levels of any kind the schema is either absurd or cyclic (a dict that
 # contains itself); either way the walk stops there instead of running forever.
 _MAX_WALK_DEPTH: Final = 500
@@ -212,10 +216,17 @@ class _Walk:
         if not isinstance(node, dict | Mapping):
             problems.append((link, f"expected a schema object, got {_type_name(node)}"))
             return
-        for key in node:
-            if key not in SUPPORTED_KEYWORDS:
-                problems.append((link, f"keyword {_quote(key)} is not supported in strict mode"))
-        types = self._types(node, link)
+        if not SUPPORTED_KEYWORDS.issuperset(node):
+            for key in node:
+                if key not in SUPPORTED_KEYWORDS:
+                    problems.append(
+                        (link, f"keyword {_quote(key)} is not supported in strict mode")
+                    )
+        declared = node.get("type")
+        if type(declared) is str and declared in _TYPES:  # the common case, in one test
+            types: tuple[str, ...] = (declared,)
+        else:
+            types = self._types(declared, link)
         if is_root:
             if types != ("object",):
                 problems.append((link, 'the root must be an object ("type": "object")'))
@@ -255,6 +266,18 @@ class _Walk:
             children.append((items, (link, "items"), depth, level, False))
         else:
             problems.append((link, f'"items" must be one schema, not {_type_name(items)}'))
+        if not _LESS_COMMON.isdisjoint(node):
+            self._less_common(node, link, depth, level, children)
+
+    def _less_common(
+        self,
+        node: Mapping[str, Any],
+        link: _Link,
+        depth: int,
+        level: int,
+        children: list[tuple[Any, _Link, int, int, bool]],
+    ) -> None:
+        problems = self.problems
         if "anyOf" in node:
             variants = node["anyOf"]
             if isinstance(variants, list) and variants:
@@ -287,8 +310,7 @@ class _Walk:
             else:
                 problems.append((link, f"{_quote(key)} must be an object of schemas"))
 
-    def _types(self, node: Mapping[str, Any], link: _Link) -> tuple[str, ...]:
-        declared = node.get("type")
+    def _types(self, declared: Any, link: _Link) -> tuple[str, ...]:
         if declared is None:
             return ()
         if isinstance(declared, str):
