@@ -177,3 +177,19 @@ def test_what_stands_in_for_a_loaded_module_is_found_once(
     again.__file__ = typing.__file__
     assert fingerprint.dep_for_module(again) == first
     assert resolved == [typing.__file__]
+
+
+class _NoWeakref:
+    """What a library may put in ``sys.modules``: not a module, no weak reference."""
+
+    __slots__ = ("__file__", "__name__")
+
+
+def test_a_loaded_non_module_without_weak_references_still_stands_in() -> None:
+    import typing
+
+    stub = _NoWeakref()
+    stub.__name__ = "typing"
+    stub.__file__ = typing.__file__
+    dep = fingerprint.dep_for_module(stub)  # type: ignore[arg-type]
+    assert (dep.kind, dep.name) == ("python", "typing")

@@ -221,21 +221,27 @@ def dep_for_module(module: ModuleType) -> Dep:
     known = _loaded_deps.get(name)
     if known is not None and known[0]() is module:
         return known[1]
-    top = name.partition(".")[0]
-    if _is_stdlib(top, file):
-        dep = Dep("python", top, _python_version(), module=name)
-        _loaded_deps[name] = (weakref.ref(module), dep)
+    dep = _stand_in(name, file)
+    if dep is not None:
+        with contextlib.suppress(TypeError):  # not a module: it may take no weak reference
+            _loaded_deps[name] = (weakref.ref(module), dep)
         return dep
     if isinstance(file, str):
-        path = os.path.abspath(file)
-        dist = _owning_dist(name, path)
-        if dist is not None:
-            dep = Dep("dist", dist[0], dist[1], module=name)
-            _loaded_deps[name] = (weakref.ref(module), dep)
-            return dep
         with contextlib.suppress(OSError):
-            return file_dep(path, name)
+            return file_dep(os.path.abspath(file), name)
     return Dep("unknown", name, "", module=name)
+
+
+def _stand_in(name: str, file: object) -> Dep | None:
+    """The standard library's or an installed distribution's dependency for a module."""
+    top = name.partition(".")[0]
+    if _is_stdlib(top, file):
+        return Dep("python", top, _python_version(), module=name)
+    if isinstance(file, str):
+        dist = _owning_dist(name, os.path.abspath(file))
+        if dist is not None:
+            return Dep("dist", dist[0], dist[1], module=name)
+    return None
 
 
 _loaded_deps: dict[str, tuple[weakref.ref[ModuleType], Dep]] = {}
