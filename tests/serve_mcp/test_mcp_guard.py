@@ -350,6 +350,65 @@ def test_connections_are_accepted_with_nagle_off(host: str) -> None:
     assert asyncio.run(accept_one()) == 1
 
 
+@pytest.mark.parametrize("close", [False, True])
+def test_a_response_leaves_in_one_write(close: bool) -> None:
+    """uvicorn writes a response's head and body apart; with Nagle off that was two segments
+    and two reads for the client. Both now go out in one write, and a connection closed
+    after its response (``Connection: close``) still sends all of it first."""
+    from asyncio.selector_events import _SelectorSocketTransport
+
+    from uvicorn.server import ServerState
+
+    from toolcall.mcp.http import bind, uvicorn_config
+    from toolcall.mcp.protocol import TimedProtocol
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b'{"ok": true}'
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"12")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    options = HttpOptions(host="127.0.0.1", port=0)
+    config = uvicorn_config(app, options)
+    config.load()
+    made: list[TimedProtocol] = []
+    writes: list[bytes] = []
+    port: list[int] = []
+
+    def protocol() -> TimedProtocol:
+        made.append(TimedProtocol(config=config, server_state=ServerState(), app_state={}))
+        return made[-1]
+
+    async def ask() -> bytes:
+        with bind(options) as sock:
+            port.append(sock.getsockname()[1])
+            server = await asyncio.get_running_loop().create_server(protocol, sock=sock)
+            reader, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            ending = b"Connection: close\r\n" if close else b""
+            writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n" + ending + b"\r\n")
+            async with asyncio.timeout(30):
+                answer = await (reader.read() if close else reader.readuntil(b"true}"))
+            writer.close()
+            server.close()
+            return answer
+
+    real = _SelectorSocketTransport.write
+
+    def write(transport: Any, data: Any) -> None:
+        if transport.get_extra_info("sockname")[1] == port[0]:  # the server's end
+            writes.append(bytes(data))
+        real(transport, data)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_SelectorSocketTransport, "write", write)
+        answer = asyncio.run(ask())
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert answer.endswith(b'\r\n\r\n{"ok": true}')
+    assert writes == [answer]
+
+
 @pytest.fixture(scope="module", params=["127.0.0.2", "0:0:0:0:0:0:0:1"])
 def spelled(request: pytest.FixtureRequest) -> Iterator[Served]:
     with serving("prodtools", "--host", request.param) as served:

@@ -1,7 +1,8 @@
 """serve-mcp's HTTP/1.1 protocol: uvicorn's h11 one, with the edges a network service needs.
 
 - a header read timeout (uvicorn has none: a silent connection stays open forever);
-- Nagle's algorithm off on every connection;
+- Nagle's algorithm off on every connection, and what one turn of the event loop writes
+  sent as one write (a response's head and body leave in one segment);
 - each request's :class:`~toolcall.mcp.calls.Departure` in its ASGI scope, told when the
   connection closes, so a call whose client left is cancelled without a task per call
   reading the request's ``receive`` for its ``http.disconnect``.
@@ -38,7 +39,8 @@ class TimedProtocol(H11Protocol):
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             with contextlib.suppress(OSError):  # a peer already gone: the read will say so
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        super().connection_made(transport)  # type: ignore[arg-type]
+        coalescing = _Coalescing(transport, self.loop)  # type: ignore[arg-type]
+        super().connection_made(coalescing)  # type: ignore[arg-type]
         self._arm()
 
     def _arm(self) -> None:
@@ -78,3 +80,40 @@ class TimedProtocol(H11Protocol):
             departure = cycle.scope.get(DEPARTURE)
             if isinstance(departure, Departure):
                 departure.leave()
+
+
+class _Coalescing:
+    """A connection's transport that sends what one turn of the event loop writes as one
+    write. uvicorn writes a response's head and its body apart: with Nagle off they left as
+    two segments, so the client woke and read twice per answer, and the server made two
+    system calls. Held bytes go out at the end of the turn, or before the transport closes;
+    everything else is the transport's own."""
+
+    __slots__ = ("_held", "_loop", "inner")
+
+    def __init__(self, inner: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self.inner = inner
+        self._loop = loop
+        self._held: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        held = self._held
+        if held is None:
+            self._held = [data]
+            self._loop.call_soon(self._flush)
+        else:
+            held.append(data)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, None
+        if held and not self.inner.is_closing():
+            self.inner.write(held[0] if len(held) == 1 else b"".join(held))
+
+    def close(self) -> None:
+        self._flush()
+        self.inner.close()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
