@@ -387,18 +387,24 @@ def _property(module: object, tool: int, name: str) -> dict:
     return toolcall.emit(module, "openai")[tool]["function"]["parameters"]["properties"][name]
 
 
-def test_an_annotation_twenty_tools_repeat_is_resolved_once(make_module, monkeypatch):
-    """Each tool gets the same schema; the union is taken apart once, not twenty times."""
+@pytest.fixture
+def unions(monkeypatch):
+    """The unions the type resolver takes apart, as they are."""
     from toolcall._derive.types import TypeResolver
 
-    unions: list[tuple[object, ...]] = []
+    seen: list[tuple[object, ...]] = []
     real = TypeResolver._union
 
     def counting(self, args, where):
-        unions.append(args)
+        seen.append(args)
         return real(self, args, where)
 
     monkeypatch.setattr(TypeResolver, "_union", counting)
+    return seen
+
+
+def test_an_annotation_twenty_tools_repeat_is_resolved_once(make_module, unions):
+    """Each tool gets the same schema; the union is taken apart once, not twenty times."""
     tools = "\n".join(f"def t{i}(tags: list[str] | None = None) -> None: pass" for i in range(20))
     module, caught = _derived(make_module, f"__toolcall__ = True\n{tools}\n")
     assert not caught
@@ -411,22 +417,13 @@ def test_an_annotation_twenty_tools_repeat_is_resolved_once(make_module, monkeyp
         }
 
 
-def test_a_return_annotation_twenty_tools_repeat_is_resolved_once(make_module, monkeypatch):
+def test_a_return_annotation_twenty_tools_repeat_is_resolved_once(make_module, unions):
     """Return types follow the parameters' rule (same text, equal annotation, nothing said),
     and a name rebound between two functions is still each tool's own type."""
     import typing
 
     from toolcall import _pipeline, ir
-    from toolcall._derive.types import TypeResolver
 
-    unions: list[tuple[object, ...]] = []
-    real = TypeResolver._union
-
-    def counting(self, args, where):
-        unions.append(args)
-        return real(self, args, where)
-
-    monkeypatch.setattr(TypeResolver, "_union", counting)
     tools = "\n".join(f"def t{i}() -> list[str] | None: pass" for i in range(20))
     rebound = "R = int\ndef a() -> R: pass\nR = str\ndef b() -> R: pass\n"
     module, caught = _derived(make_module, f"__toolcall__ = True\n{tools}\n{rebound}")

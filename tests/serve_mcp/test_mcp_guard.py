@@ -10,7 +10,7 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -316,23 +316,32 @@ def test_allowed_hosts_turn_the_check_on_elsewhere() -> None:
     assert settings.allowed_hosts == ["mcp.example.com"]
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
-def test_connections_are_accepted_with_nagle_off(host: str) -> None:
-    """The listening socket serve-mcp binds (and uvicorn's supervisor) has ``proto`` 0, so
-    asyncio leaves Nagle on; each call then waited for the client's delayed ACK."""
+def _protocols(app: Any, options: HttpOptions) -> tuple[list[Any], Callable[[], Any]]:
+    """serve-mcp's protocol for ``app`` as ``create_server`` wants it, and each one made."""
     from uvicorn.server import ServerState
 
-    from toolcall.mcp.http import bind, uvicorn_config
+    from toolcall.mcp.http import uvicorn_config
     from toolcall.mcp.protocol import TimedProtocol
 
-    options = HttpOptions(host=host, port=0)
-    config = uvicorn_config(lambda scope, receive, send: None, options)
+    config = uvicorn_config(app, options)
     config.load()
     made: list[TimedProtocol] = []
 
     def protocol() -> TimedProtocol:
         made.append(TimedProtocol(config=config, server_state=ServerState(), app_state={}))
         return made[-1]
+
+    return made, protocol
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_connections_are_accepted_with_nagle_off(host: str) -> None:
+    """The listening socket serve-mcp binds (and uvicorn's supervisor) has ``proto`` 0, so
+    asyncio leaves Nagle on; each call then waited for the client's delayed ACK."""
+    from toolcall.mcp.http import bind
+
+    options = HttpOptions(host=host, port=0)
+    made, protocol = _protocols(lambda scope, receive, send: None, options)
 
     async def accept_one() -> int:
         with bind(options) as sock:
@@ -357,10 +366,7 @@ def test_a_response_leaves_in_one_write(close: bool) -> None:
     after its response (``Connection: close``) still sends all of it first."""
     from asyncio.selector_events import _SelectorSocketTransport
 
-    from uvicorn.server import ServerState
-
-    from toolcall.mcp.http import bind, uvicorn_config
-    from toolcall.mcp.protocol import TimedProtocol
+    from toolcall.mcp.http import bind
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -371,15 +377,9 @@ def test_a_response_leaves_in_one_write(close: bool) -> None:
         await send({"type": "http.response.body", "body": body})
 
     options = HttpOptions(host="127.0.0.1", port=0)
-    config = uvicorn_config(app, options)
-    config.load()
-    made: list[TimedProtocol] = []
+    _, protocol = _protocols(app, options)
     writes: list[bytes] = []
     port: list[int] = []
-
-    def protocol() -> TimedProtocol:
-        made.append(TimedProtocol(config=config, server_state=ServerState(), app_state={}))
-        return made[-1]
 
     async def ask() -> bytes:
         with bind(options) as sock:
