@@ -409,6 +409,45 @@ def test_a_response_leaves_in_one_write(close: bool) -> None:
     assert writes == [answer]
 
 
+def test_held_bytes_keep_their_order_whatever_writes_them() -> None:
+    """Everything written in one turn leaves together and in order, a reused buffer as it
+    was when written; ending the write side or closing sends what is held first."""
+    from toolcall.mcp.protocol import _Coalescing
+
+    class Inner:
+        def __init__(self) -> None:
+            self.done: list[object] = []
+
+        def write(self, data: bytes) -> None:
+            self.done.append(data)
+
+        def write_eof(self) -> None:
+            self.done.append("eof")
+
+        def close(self) -> None:
+            self.done.append("close")
+
+        def is_closing(self) -> bool:
+            return "close" in self.done
+
+    async def turns() -> list[object]:
+        inner = Inner()
+        out = _Coalescing(inner, asyncio.get_running_loop())  # type: ignore[arg-type]
+        buffer = bytearray(b"head ")
+        out.write(buffer)
+        buffer[:] = b"XXXX "
+        out.writelines([b"body ", b"more"])
+        await asyncio.sleep(0)
+        out.write(b"tail")
+        out.write_eof()
+        out.write(b"late")
+        out.close()
+        await asyncio.sleep(0)
+        return inner.done
+
+    assert asyncio.run(turns()) == [b"head body more", b"tail", "eof", b"late", "close"]
+
+
 @pytest.fixture(scope="module", params=["127.0.0.2", "0:0:0:0:0:0:0:1"])
 def spelled(request: pytest.FixtureRequest) -> Iterator[Served]:
     with serving("prodtools", "--host", request.param) as served:

@@ -86,8 +86,8 @@ class _Coalescing:
     """A connection's transport that sends what one turn of the event loop writes as one
     write. uvicorn writes a response's head and its body apart: with Nagle off they left as
     two segments, so the client woke and read twice per answer, and the server made two
-    system calls. Held bytes go out at the end of the turn, or before the transport closes;
-    everything else is the transport's own."""
+    system calls. Held bytes go out at the end of the turn, or before the transport closes or
+    ends its side; everything else is the transport's own."""
 
     __slots__ = ("_held", "_loop", "inner")
 
@@ -99,6 +99,8 @@ class _Coalescing:
     def write(self, data: bytes) -> None:
         if not data:
             return
+        if type(data) is not bytes:  # a caller may reuse its buffer once write returns
+            data = bytes(data)
         held = self._held
         if held is None:
             self._held = [data]
@@ -110,6 +112,14 @@ class _Coalescing:
         held, self._held = self._held, None
         if held and not self.inner.is_closing():
             self.inner.write(held[0] if len(held) == 1 else b"".join(held))
+
+    def writelines(self, lines: list[bytes]) -> None:
+        for data in lines:
+            self.write(data)
+
+    def write_eof(self) -> None:
+        self._flush()
+        self.inner.write_eof()
 
     def close(self) -> None:
         self._flush()
