@@ -212,3 +212,24 @@ def test_a_loaded_non_module_without_weak_references_still_stands_in() -> None:
     stub.__file__ = typing.__file__
     dep = fingerprint.dep_for_module(stub)  # type: ignore[arg-type]
     assert (dep.kind, dep.name) == ("python", "typing")
+
+
+@pytest.mark.parametrize("failure", ["pack", "build"])
+def test_schemas_no_table_replaces_are_frozen_all_the_same(
+    cold: Any, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """A schema the table cannot hold (too deep to walk, or to build back) keeps the rendered
+    copy, which is then frozen like any other: what ``emit`` hands out is never writable."""
+    from toolcall._cache import nodes
+
+    def refuse(*args: Any) -> Any:
+        raise RecursionError if failure == "pack" else ValueError("too deep")
+
+    monkeypatch.setattr(nodes, failure, refuse)
+    module, derive = cold(2)
+    derive()
+    schema = toolcall.emit(module, "openai")[1]["function"]["parameters"]
+    assert type(schema) is FrozenDict
+    assert type(schema["properties"]["options"]["properties"]["mode"]["enum"]) is FrozenList
+    with pytest.raises(TypeError, match="read-only"):
+        schema["properties"]["query"]["type"] = "integer"

@@ -221,26 +221,26 @@ def dep_for_module(module: ModuleType) -> Dep:
     known = _loaded_deps.get(name)
     if known is not None and known[0]() is module:
         return known[1]
-    dep = _stand_in(name, file)
+    path = os.path.abspath(file) if isinstance(file, str) else None
+    dep = _stand_in(name, file, path)
     if dep is not None:
         with contextlib.suppress(TypeError):  # not a module: it may take no weak reference
             _loaded_deps[name] = (weakref.ref(module), dep)
         return dep
-    if isinstance(file, str):
+    if path is not None:
         with contextlib.suppress(OSError):
-            return file_dep(os.path.abspath(file), name)
+            return file_dep(path, name)
     return Dep("unknown", name, "", module=name)
 
 
-def _stand_in(name: str, file: object) -> Dep | None:
+def _stand_in(name: str, file: object, path: str | None) -> Dep | None:
     """The standard library's or an installed distribution's dependency for a module."""
     top = name.partition(".")[0]
     if _is_stdlib(top, file):
         return Dep("python", top, _python_version(), module=name)
-    if isinstance(file, str):
-        dist = _owning_dist(name, os.path.abspath(file))
-        if dist is not None:
-            return Dep("dist", dist[0], dist[1], module=name)
+    dist = _owning_dist(name, path) if path is not None else None
+    if dist is not None:
+        return Dep("dist", dist[0], dist[1], module=name)
     return None
 
 
