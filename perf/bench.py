@@ -262,9 +262,9 @@ done()
 
 IN_PROCESS_LOAD = """
 import toolcall, {module}
-from toolcall import _pipeline
+from toolcall._load import warm
 t0 = time.perf_counter()
-_pipeline.process({module})
+warm.process({module})
 t1 = time.perf_counter()
 toolcall.emit({module}, "openai")
 t2 = time.perf_counter()
@@ -376,11 +376,11 @@ def figure_hook_overhead(run: Run) -> None:
 
 MEMORY = """
 import toolcall
-from toolcall import _pipeline
+from toolcall._load import warm
 rss = _rss()
 import tools1000
 imported = _rss()
-entry = _pipeline.process(tools1000)
+entry = warm.process(tools1000)
 toolcall.emit(tools1000, "openai")
 loaded = _rss()
 for name in entry.tool_names:
@@ -455,8 +455,9 @@ def build_entries(root: Path) -> Path:
 
     from toolcall import ir
     from toolcall._cache import store as _cache
+    from toolcall._cache.nodes import pack
     from toolcall._derive.module import derive_module
-    from toolcall._pipeline import _variants_for_cache, entry_from_derived
+    from toolcall._load.cold import entry_from_derived
 
     sources, cache = root / "src", root / "cache"
     sources.mkdir(parents=True)
@@ -468,7 +469,7 @@ def build_entries(root: Path) -> Path:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     derived = derive_module(module)
-    variants = _variants_for_cache(entry_from_derived(module, derived))
+    variants = pack(*entry_from_derived(module, derived).variants.schemas())
     text = template.read_bytes()
     for i in range(2000):
         name = f"bench_m{i:04d}"

@@ -6,7 +6,7 @@ interpreters, scenarios interleaved in one run:
 - ``baseline``: the library at ``--baseline`` (default: the commit before the trust checks),
   extracted with ``git archive``;
 - ``trusted``: this tree, every check on;
-- ``unchecked``: this tree with ``_trust.verify`` replaced by a lookup that checks nothing,
+- ``unchecked``: this tree with ``trust.verify`` replaced by a lookup that checks nothing,
   so that the difference to ``trusted`` is the checks alone.
 
 Printed as ratios to ``baseline`` (target: ``trusted`` at most 1.00x, within noise), plus the
@@ -33,21 +33,21 @@ BASELINE = "e39ea2c"
 
 UNCHECKED = harness.every_variant(
     patch="""
-from toolcall import _trust
+from toolcall._load import trust
 def _unchecked(module, module_ir, deps, candidates, providers):
     return {tool.name: vars(module)[tool.qualname] for tool in module_ir.tools}, {}
-_trust.verify = _unchecked
+trust.verify = _unchecked
 """
 )
 CHECKED = harness.every_variant()
 
 VERIFY = """
 import sys, tools20
-from toolcall import _pipeline
-from toolcall import _trust
+from toolcall._load import warm
+from toolcall._load import trust
 from toolcall._cache import store
 from toolcall._derive.discovery import candidates, providers_of
-entry = _pipeline.lookup(tools20)
+entry = warm.lookup(tools20)
 record = store.read_entry(next(store.cache_dir().glob("tools20-*.tcc")), raw_variants=True)
 deps = [d.module for d in record.deps]
 providers = {f"{type(p).__module__}:{type(p).__qualname__}": p for p in providers_of(tools20)}
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         number = 200 if args.quick else 2000
         per_call = (
             timeit.timeit(
-                "_trust.verify(tools20, entry.ir, deps, candidates(tools20), providers)",
+                "trust.verify(tools20, entry.ir, deps, candidates(tools20), providers)",
                 globals=namespace,
                 number=number,
             )
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         "baseline"
     )
     print(f"  trust checks                {(trusted - unchecked) * 1e3:+7.2f} ms in start-up")
-    print(f"one _trust.verify call        {per_call * 1e6:7.1f} us")
+    print(f"one trust.verify call        {per_call * 1e6:7.1f} us")
     return 0
 
 

@@ -257,7 +257,7 @@ def every_variant(formats: tuple[str, ...] | None = None, patch: str = "") -> st
     of ``formats`` (None: every format of this tree; a baseline tree may lack the newer
     ones), with ``patch`` run first, after the clock starts."""
     names = "FORMATS" if formats is None else repr(formats)
-    imports = "from toolcall._names import FORMATS" if formats is None else ""
+    imports = "from toolcall._shared.names import FORMATS" if formats is None else ""
     return f"""
 t0 = time.perf_counter()
 {patch}

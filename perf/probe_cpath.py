@@ -285,7 +285,7 @@ def timings(rounds: int) -> list[str]:
     from bench_scale import NESTED_ARGS as args
 
     import toolcall
-    from toolcall import _registry
+    from toolcall._load import registry
 
     ns: dict[str, Any] = {
         "run": toolcall.run,
@@ -296,7 +296,7 @@ def timings(rounds: int) -> list[str]:
         **c_paths(),
     }
     expected = toolcall.run(bt, "place_order", args)  # prepares the plan
-    ns["today"] = _registry.index[bt].runs["place_order"]
+    ns["today"] = registry.index[bt].runs["place_order"]
     for name in ("struct_mirrors", "typeddict_mirror"):
         assert ns[name](args) == expected, name
     statements = {

@@ -71,7 +71,8 @@ import pytest
 import yaml
 
 import subproc
-from toolcall import ToolcallWarning, _hook, _registry
+from toolcall import ToolcallWarning
+from toolcall._load import hook, registry
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -616,10 +617,10 @@ def _forget(directory: Path) -> None:
         module = sys.modules.pop(name)
         # The registry keeps answering a dotted name after its module left sys.modules, so
         # the next page's module of the same name must not find this page's entry.
-        with _registry._lock:
-            _registry._entries.pop(name, None)
-            _registry.index.pop(name, None)
-            _registry.index.pop(module, None)
+        with registry._lock:
+            registry._entries.pop(name, None)
+            registry.index.pop(name, None)
+            registry.index.pop(module, None)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -674,7 +675,7 @@ def test_page_runs(
             # fastmcp's beartype claw puts its own path hook first (docs/adapters/fastmcp.md
             # imports fastmcp): later pages must see toolcall's hook, as a fresh process would
             sys.path_hooks[:] = hooks
-            _hook._drop_file_finders()
+            hook._drop_file_finders()
 
 
 # -- the site ---------------------------------------------------------------------------

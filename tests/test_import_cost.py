@@ -18,6 +18,8 @@ import subproc
 
 WARM = {
     "toolcall",
+    "toolcall._api",
+    "toolcall._api.emit",
     "toolcall._cache",
     "toolcall._cache.fingerprint",
     "toolcall._cache.nodes",
@@ -25,19 +27,21 @@ WARM = {
     "toolcall._cache.summary",
     "toolcall._derive",
     "toolcall._derive.discovery",
-    "toolcall._digest",
-    "toolcall._emit",
     "toolcall._errors",
     "toolcall._frozen",
-    "toolcall._hook",
-    "toolcall._log",
-    "toolcall._names",
-    "toolcall._pipeline",
-    "toolcall._registry",
+    "toolcall._load",
+    "toolcall._load.hook",
+    "toolcall._load.registry",
+    "toolcall._load.trust",
+    "toolcall._load.warm",
     "toolcall._render",
     "toolcall._render.envelope",
     "toolcall._render.variants",
-    "toolcall._trust",
+    "toolcall._shared",
+    "toolcall._shared.digest",
+    "toolcall._shared.kinds",
+    "toolcall._shared.log",
+    "toolcall._shared.names",
     "toolcall.ir",
 }
 """Every toolcall module a warm ``import toolcall; emit(...)`` loads, and nothing more."""
@@ -75,7 +79,7 @@ import json, sys
 import msgspec
 base = set(sys.modules)
 import toolcall, weather_tools
-from toolcall._names import FORMATS
+from toolcall._shared.names import FORMATS
 for fmt in FORMATS:
     for strict in (False, True):
         toolcall.emit(weather_tools, fmt, strict)

@@ -9,7 +9,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "toolcall"
 
-DOWNSTREAM = ("_cache", "_pipeline", "_registry", "_hook", "cli", "_emit", "_run", "_toolbox")
+DOWNSTREAM = ("_cache", "_load", "_api", "cli", "providers", "mcp", "adapters")
 """What derivation, rendering and dispatch must never import: they are upstream of all of it."""
 
 
@@ -64,8 +64,8 @@ def test_rendering_never_imports_derivation_or_dispatch() -> None:
 
 def test_the_registry_only_indexes() -> None:
     """The registry never derives, renders, dispatches or touches the cache."""
-    imported = _imports(SRC / "_registry.py")
-    stages = ("toolcall._derive", "toolcall._render", "toolcall._cache", "toolcall._pipeline")
+    imported = _imports(SRC / "_load" / "registry.py")
+    stages = ("toolcall._derive", "toolcall._render", "toolcall._cache", "toolcall._load.warm")
     assert sorted(name for name in imported if name.startswith(stages)) == []
 
 

@@ -14,19 +14,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from toolcall import _hook
-from toolcall._emit import describe, emit, tool_names
+from toolcall._api.emit import describe, emit, tool_names
 from toolcall._errors import NotAToolModule, ToolcallWarning, ToolRetry
-from toolcall._hook import install, installed, uninstall
+from toolcall._load import hook
+from toolcall._load.hook import install, installed, uninstall
 
 if TYPE_CHECKING:
     from toolcall import ir
+    from toolcall._api.emit import derive, render
+    from toolcall._api.run import arun, run
+    from toolcall._api.toolbox import Toolbox
     from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
-    from toolcall._emit import derive, render
     from toolcall._markers import Injected, Param, exclude, param, tool
     from toolcall._render.strict import check_strict
-    from toolcall._run import arun, run
-    from toolcall._toolbox import Toolbox
     from toolcall._version import __version__ as __version__
 
 __all__ = [
@@ -67,13 +67,13 @@ _LAZY: dict[str, str] = {
     "param": "toolcall._markers",
     "Injected": "toolcall._markers",
     "tool": "toolcall._markers",
-    "Toolbox": "toolcall._toolbox",
-    "arun": "toolcall._run",
-    "run": "toolcall._run",
+    "Toolbox": "toolcall._api.toolbox",
+    "arun": "toolcall._api.run",
+    "run": "toolcall._api.run",
     "check_strict": "toolcall._render.strict",
-    "derive": "toolcall._emit",
+    "derive": "toolcall._api.emit",
     "__version__": "toolcall._version",
-    "render": "toolcall._emit",
+    "render": "toolcall._api.emit",
 }
 """Public names imported on first use, by the module that defines them."""
 
@@ -94,4 +94,4 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
 
-_hook.autoinstall()
+hook.autoinstall()

@@ -13,7 +13,7 @@ from typing import Any, Final, TypeVar, overload
 
 import msgspec
 
-from toolcall._names import (
+from toolcall._shared.names import (
     EXCLUDE_ATTR,
     PARAMS_ATTR,
     TOOL_ATTR,

@@ -29,10 +29,11 @@ import pytest
 import subproc
 import toolcall
 from projects import EMIT_ALL, write_project
-from toolcall import _pipeline, ir
+from toolcall import ir
 from toolcall._cache import maintenance
 from toolcall._cache import store as _cache
 from toolcall._derive import module as derivation
+from toolcall._load import warm
 
 # Wraps os.open / os.write / os.replace in the child so that only the cache's own temp file
 # is affected: the fds it creates under TOOLCALL_CACHE_DIR are recorded.
@@ -371,7 +372,7 @@ def test_read_only_cache_still_serves_its_entries(
     monkeypatch.setattr(_cache.os, "utime", read_only_utime)
     monkeypatch.setattr(derivation, "derive_module", no_derivation)
     caplog.set_level(logging.DEBUG, logger="toolcall")
-    _pipeline.process(module)
+    warm.process(module)
     assert toolcall.emit(module, "openai") == SHIP_OPENAI
     monkeypatch.undo()
     assert entry.stat().st_mtime_ns == before

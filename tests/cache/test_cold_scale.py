@@ -19,31 +19,32 @@ import pytest
 from test_warm_scale import source
 
 import toolcall
-from toolcall import _pipeline, ir
+from toolcall import ir
 from toolcall._cache import fingerprint
 from toolcall._derive import source as _source
 from toolcall._frozen import FrozenDict, FrozenList
+from toolcall._load import warm as loading
 from toolcall._render import formats
 
 
 @pytest.fixture
 def cold(
     make_module: Callable[..., types.ModuleType], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Callable[[int], tuple[types.ModuleType, Callable[[], _pipeline.ModuleEntry]]]:
+) -> Callable[[int], tuple[types.ModuleType, Callable[[], loading.ModuleEntry]]]:
     """A module of n tools, imported, and what derives it cold into an empty cache."""
     monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "hook"))
 
-    def make(tools: int) -> tuple[types.ModuleType, Callable[[], _pipeline.ModuleEntry]]:
+    def make(tools: int) -> tuple[types.ModuleType, Callable[[], loading.ModuleEntry]]:
         module = make_module(source(tools))
         origin = module.__spec__.origin
         assert origin is not None
         data = Path(origin).read_bytes()
 
-        def derive() -> _pipeline.ModuleEntry:
-            return _pipeline.process(
+        def derive() -> loading.ModuleEntry:
+            return loading.process(
                 module,
                 directory=tmp_path / "cold",
-                source=_pipeline.Source(data, None),
+                source=loading.ExecutedSource(data, None),
                 executed=True,
             )
 
@@ -131,7 +132,7 @@ def test_an_entry_it_cannot_store_keeps_frozen_schemas(
 ) -> None:
     monkeypatch.setenv("TOOLCALL_CACHE", "0")
     module = make_module(source(2))
-    entry = _pipeline.process(module, directory=None)
+    entry = loading.process(module, directory=None)
     loose, strict = entry.variants.schemas()
     assert type(loose[0]["properties"]["options"]["properties"]["mode"]) is FrozenDict
     assert type(strict[1]["required"]) is FrozenList

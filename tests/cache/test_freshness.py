@@ -93,15 +93,15 @@ print(json.dumps([builtins.seen, list(toolcall.tool_names(tools))]))
 SAVE_DURING_IMPORT = """
 import json, pathlib
 import toolcall
-from toolcall import _hook
-real = _hook._observe
+from toolcall._load import hook
+real = hook._observe
 
 def saved_meanwhile(*args, **kwargs):
     # the editor saves version 2 after the loader ran version 1, before toolcall hashes
     pathlib.Path("tools.py").write_text(pathlib.Path("v2.py").read_text())
     return real(*args, **kwargs)
 
-_hook._observe = saved_meanwhile
+hook._observe = saved_meanwhile
 import tools
 print(json.dumps(list(toolcall.tool_names(tools))))
 """

@@ -17,12 +17,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from toolcall import _pipeline
 from toolcall._cache import store as _cache
 from toolcall._cache.nodes import DEPTH_LIMIT, build, pack
 from toolcall._frozen import FrozenDict, FrozenList, freeze
-from toolcall._names import FORMATS
+from toolcall._load import warm as loading
 from toolcall._render.formats import render_variants
+from toolcall._shared.names import FORMATS
 
 LOOSE = [
     {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}},
@@ -189,7 +189,7 @@ def test_every_variant_from_the_table_equals_a_fresh_render(
     ``describe``; and a broken table is rendered again from the IR, equally."""
     monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
     module = make_module(TOOLS)
-    cold = _pipeline.process(module)
+    cold = loading.process(module)
     keys = [(fmt, strict) for fmt in FORMATS for strict in (False, True)]
     keys.append(("describe", False))
     expected, _ = render_variants(cold.ir.tools, module.__name__)
@@ -200,7 +200,7 @@ def test_every_variant_from_the_table_equals_a_fresh_render(
             assert record is not None
             variants = {**record.variants, "nodes": [[[5]]]}
             assert _cache.write_entry(path, msgspec.structs.replace(record, variants=variants))
-        warm = _pipeline.process(module)
+        warm = loading.process(module)
         assert not warm.variants.loaded
         for key in keys:
             assert json.dumps(warm.variants[key]) == json.dumps(expected[key])
@@ -225,7 +225,7 @@ def test_a_cold_process_holds_what_a_warm_one_does(
     a warm process, instead of one rendered copy per tool; what is emitted is the same."""
     monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
     module = make_module(TOOLS + AGAIN)
-    cold = _pipeline.lookup(module)  # what the hook derived, rendered and cached
+    cold = loading.lookup(module)  # what the hook derived, rendered and cached
     assert cold.variants.loaded
     assert list((tmp_path / "cache").glob("*.tcc"))
     expected, _ = render_variants(cold.ir.tools, module.__name__)

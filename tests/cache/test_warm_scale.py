@@ -19,9 +19,11 @@ import msgspec
 import pytest
 
 import toolcall
-from toolcall import _pipeline, _trust
 from toolcall._cache import store as _cache
+from toolcall._cache.summary import summarize
 from toolcall._dispatch.result import Ok
+from toolcall._load import trust
+from toolcall._load import warm as loading
 
 HEADER = '''
 from typing import Literal, NotRequired, TypedDict
@@ -88,22 +90,22 @@ class _CountingDecoder:
 @pytest.fixture
 def warm(
     make_module: Callable[..., types.ModuleType], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Callable[[int], tuple[_pipeline.ModuleEntry, dict[str, int], types.ModuleType]]:
+) -> Callable[[int], tuple[loading.ModuleEntry, dict[str, int], types.ModuleType]]:
     """A warm load of a module of n tools: its entry and what the load did, counted."""
     monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
 
-    def load(tools: int) -> tuple[_pipeline.ModuleEntry, dict[str, int], types.ModuleType]:
+    def load(tools: int) -> tuple[loading.ModuleEntry, dict[str, int], types.ModuleType]:
         module = make_module(source(tools))
         origin = module.__spec__.origin
         assert origin is not None
         data = Path(origin).read_bytes()
-        _pipeline.process(module, source=_pipeline.Source(data, None), executed=True)
+        loading.process(module, source=loading.ExecutedSource(data, None), executed=True)
         with monkeypatch.context() as patch:
             counter = Counter(patch)
             for name in ("stat", "lstat", "fstat", "open", "read", "listdir"):
                 counter.watch(os, name)
-            counter.watch(_trust, "_class")
-            counter.watch(_trust, "_live_defaults")
+            counter.watch(trust, "_class")
+            counter.watch(trust, "_live_defaults")
             counter.watch(inspect, "unwrap")
             counter.watch(_cache, "read_bytes")
             for attr in ("_warm_decoder", "_decoder", "_raw_decoder"):
@@ -111,11 +113,13 @@ def warm(
                     _cache, attr, _CountingDecoder(getattr(_cache, attr), counter.counts, attr)
                 )
             patch.setattr(
-                _pipeline,
+                loading,
                 "_ir_decoder",
-                _CountingDecoder(_pipeline._ir_decoder, counter.counts, "ir"),
+                _CountingDecoder(loading._ir_decoder, counter.counts, "ir"),
             )
-            entry = _pipeline.process(module, source=_pipeline.Source(data, None), executed=True)
+            entry = loading.process(
+                module, source=loading.ExecutedSource(data, None), executed=True
+            )
             counts = dict(counter.counts)
         return entry, counts, module
 
@@ -129,7 +133,7 @@ def test_a_warm_load_costs_the_same_per_module_whatever_its_tools(warm: Any) -> 
     defaults, no stat, no read)."""
     _, one, _ = warm(1)
     _, twenty, _ = warm(20)
-    per_tool = {"toolcall._trust._live_defaults"}
+    per_tool = {"toolcall._load.trust._live_defaults"}
     assert {k: v for k, v in one.items() if k not in per_tool} == {
         k: v for k, v in twenty.items() if k not in per_tool
     }
@@ -138,9 +142,9 @@ def test_a_warm_load_costs_the_same_per_module_whatever_its_tools(warm: Any) -> 
     assert one["_decoder"] == one["_raw_decoder"] == one["ir"] == 0
     assert one["os.read"] <= 2
     assert one["os.open"] == 1
-    assert one["toolcall._trust._class"] == 1
-    assert twenty["toolcall._trust._class"] == 1
-    assert twenty["toolcall._trust._live_defaults"] == 20
+    assert one["toolcall._load.trust._class"] == 1
+    assert twenty["toolcall._load.trust._class"] == 1
+    assert twenty["toolcall._load.trust._live_defaults"] == 20
 
 
 def test_a_warm_load_builds_nothing_until_it_is_used(warm: Any) -> None:
@@ -179,10 +183,10 @@ def test_an_ir_that_is_not_what_its_checked_summary_says_is_never_run(
     tools[0] = msgspec.structs.replace(tools[0], qualname="other")
     forged_ir = msgspec.structs.replace(record.ir, tools=tuple(tools[:2]))
     summary = msgspec.structs.replace(
-        _trust.summarize(record.ir), ir_digest=_cache.ir_digest(msgspec.msgpack.encode(forged_ir))
+        summarize(record.ir), ir_digest=_cache.ir_digest(msgspec.msgpack.encode(forged_ir))
     )
     assert _cache.write_entry(path, msgspec.structs.replace(record, ir=forged_ir, summary=summary))
-    entry = _pipeline.process(module)
+    entry = loading.process(module)
     assert callable(entry._ir)  # the load passed
     assert toolcall.run(module, "find_0", {"query": "x"}) == Ok("x 3 0")
     assert [t.qualname for t in entry.ir.tools][:2] == ["find_0", "find_1"]

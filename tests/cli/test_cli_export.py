@@ -14,7 +14,7 @@ import pytest
 
 import subproc
 import toolcall
-from toolcall._names import FORMATS
+from toolcall._shared.names import FORMATS
 from toolcall.cli.discover import DiscoveryError, find_modules, is_marked_source
 
 WEATHER = '''\

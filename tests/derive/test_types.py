@@ -422,14 +422,15 @@ def test_a_return_annotation_twenty_tools_repeat_is_resolved_once(make_module, u
     and a name rebound between two functions is still each tool's own type."""
     import typing
 
-    from toolcall import _pipeline, ir
+    from toolcall import ir
+    from toolcall._load import warm
 
     tools = "\n".join(f"def t{i}() -> list[str] | None: pass" for i in range(20))
     rebound = "R = int\ndef a() -> R: pass\nR = str\ndef b() -> R: pass\n"
     module, caught = _derived(make_module, f"__toolcall__ = True\n{tools}\n{rebound}")
     assert not caught
     assert len(unions) == 1
-    returns = {tool.name: tool.returns for tool in _pipeline.lookup(module).ir.tools}
+    returns = {tool.name: tool.returns for tool in warm.lookup(module).ir.tools}
     assert {returns[f"t{i}"] for i in range(20)} == {returns["t0"]}
     strings = ir.Type(kind="array", py="list", items=ir.Type(kind="string"), nullable=True)
     assert returns["t0"] == strings

@@ -22,11 +22,13 @@ from hypothesis import strategies as st
 import toolcall
 from budget import examples
 from fakes import near_stack_limit
-from toolcall import _pipeline, _registry, ir
+from toolcall import ir
 from toolcall._derive.module import derive_function
 from toolcall._dispatch.fastpath import MISS, build_fastpath
 from toolcall._dispatch.plan import build_plan
 from toolcall._dispatch.result import Ok
+from toolcall._load import registry
+from toolcall._load import warm as loading
 
 NESTED = '''
 import dataclasses
@@ -111,7 +113,7 @@ def nested(make_module: Callable[..., types.ModuleType]) -> tuple[ir.Tool, Any, 
     module = make_module(NESTED)
     tool, derived = derive_function(module.order)
     # the classes derivation met: a resolver never imports what an IR names
-    return tool, module.order, _pipeline.LiveResolver(derived.classes, {})
+    return tool, module.order, loading.LiveObjects(derived.classes, {})
 
 
 def paths(nested: tuple[ir.Tool, Any, Any]) -> tuple[Any, Any]:
@@ -237,9 +239,7 @@ def test_type_providers_get_no_generated_path() -> None:
         name="f",
         parameters=(ir.Parameter(name="m", type=ir.Type(kind="string", provider="x:P")),),
     )
-    assert (
-        build_fastpath(tool, print, is_async=False, resolver=_pipeline.LiveResolver({}, {})) is None
-    )
+    assert build_fastpath(tool, print, is_async=False, resolver=loading.LiveObjects({}, {})) is None
 
 
 def test_deeply_nested_containers_still_compile() -> None:
@@ -254,7 +254,7 @@ def test_deeply_nested_containers_still_compile() -> None:
     def deep(x: Any) -> Any:
         return x
 
-    fast = build_fastpath(tool, deep, is_async=False, resolver=_pipeline.LiveResolver({}, {}))
+    fast = build_fastpath(tool, deep, is_async=False, resolver=loading.LiveObjects({}, {}))
     assert fast is not None
     assert fast({"x": value}) == Ok(value)
     assert fast({"x": [[["7"]]]}) is MISS
@@ -298,7 +298,7 @@ def test_first_call_on_a_nearly_full_stack_still_prepares_the_plan() -> None:
     for _ in range(60):
         t = ir.Type(kind="array", py="list", items=t)
     tool = ir.Tool(name="deep", parameters=(ir.Parameter(name="x", type=t),))
-    run = build_plan(tool, lambda x: "ran", _pipeline.LiveResolver({}, {})).run
+    run = build_plan(tool, lambda x: "ran", loading.LiveObjects({}, {})).run
 
     assert near_stack_limit(lambda: run({"x": []})) == Ok("ran")
     assert run({"x": []}) == Ok("ran")
@@ -335,8 +335,8 @@ def test_a_replaced_module_object_leaves_the_index(
     again = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(again)
     assert toolcall.run(again, "f", {"x": 1}) == Ok(1)
-    assert module not in _registry.index
-    assert _registry.index[module.__name__] is _registry.index[again]
+    assert module not in registry.index
+    assert registry.index[module.__name__] is registry.index[again]
     assert toolcall.run(module, "f", {"x": 2}) == Ok(2)
     assert toolcall.run(module, "nope", {}).error.kind == "unknown_tool"  # type: ignore[union-attr]
 
@@ -348,8 +348,8 @@ def test_a_warm_load_decodes_and_freezes_each_variant_when_first_asked(
     equals a fresh render."""
     monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
     module = make_module(NESTED)
-    cold = _pipeline.process(module)
-    warm = _pipeline.process(module)
+    cold = loading.process(module)
+    warm = loading.process(module)
     assert not warm.variants.loaded
     assert warm.plain == {}
     for fmt in ("openai", "anthropic", "mcp"):

@@ -144,19 +144,20 @@ def post(title: Annotated[str, Field(default="none")]) -> str:
 
 def test_field_default_inside_annotated_is_trusted_from_the_cache(make_module):
     """A cached entry's default is checked against the annotation's (no Python default)."""
-    from toolcall import _trust, ir
+    from toolcall import ir
+    from toolcall._load import trust
 
     module = quiet(make_module, POST)
     tool = toolcall.derive(module.post)
     entry = ir.ModuleIR(module=module.__name__, tools=(tool,))
-    functions, _ = _trust.verify(module, entry, (), [module.post], {})
+    functions, _ = trust.verify(module, entry, (), [module.post], {})
     assert functions == {"post": module.post}
     title = ir.Parameter(
         name="title", type=ir.Type(kind="string"), required=False, has_default=True, default="x"
     )
     changed = ir.Tool(name="post", parameters=(title,), module=module.__name__, qualname="post")
-    with pytest.raises(_trust.Untrusted, match="default"):
-        _trust.verify(
+    with pytest.raises(trust.Untrusted, match="default"):
+        trust.verify(
             module, ir.ModuleIR(module=module.__name__, tools=(changed,)), (), [module.post], {}
         )
     assert toolcall.run(module, "post", {}) == toolcall.Ok("none")

@@ -51,7 +51,7 @@ from test_schema_validity import BROAD_SOURCE
 
 import subproc
 import toolcall
-from toolcall._names import FORMATS
+from toolcall._shared.names import FORMATS
 
 BROAD = "tc_grammar_engines_broad"
 ZOO = "tc_grammar_engines_zoo"

@@ -13,9 +13,9 @@ import pytest
 
 from toolcall import ir
 from toolcall._frozen import FrozenDict, FrozenList, freeze, thaw
-from toolcall._names import FORMATS
 from toolcall._render.formats import describe_entry, render, render_variants
 from toolcall._render.schema import parameters_schema, strict_problems
+from toolcall._shared.names import FORMATS
 from work import count_calls
 
 T = ir.Type

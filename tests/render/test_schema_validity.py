@@ -16,7 +16,7 @@ import pytest
 
 import toolcall
 from toolcall import ir
-from toolcall._pipeline import lookup
+from toolcall._load.warm import lookup
 from toolcall._render.limits import (
     MAX_ENUM_VALUES,
     MAX_PROPERTIES,

@@ -27,8 +27,8 @@ from typing import Final, TypeAlias
 
 import msgspec
 
-from toolcall._digest import blake2b
-from toolcall._log import debug
+from toolcall._shared.digest import blake2b
+from toolcall._shared.log import debug
 
 __all__ = [
     "SOURCE_LIMIT",

@@ -30,7 +30,7 @@ from toolcall._frozen import FrozenDict, FrozenList
 __all__ = ["DEPTH_LIMIT", "build", "pack"]
 
 DEPTH_LIMIT: Final = 400
-"""Deepest schema a table may hold: the IR nests at most ``_trust.MAX_DEPTH`` (100) types,
+"""Deepest schema a table may hold: the IR nests at most ``summary.MAX_DEPTH`` (100) types,
 each at most three JSON levels deep (``anyOf`` -> list -> schema, ``properties`` -> name
 -> schema), so anything deeper was not written by the library."""
 

@@ -56,9 +56,9 @@ from toolcall._cache.fingerprint import (
     read_regular,
     source_hash,
 )
-from toolcall._cache.summary import NO_SUMMARY, Summary, ToolHead, ir_digest
-from toolcall._digest import CHECKSUM_SIZE, blake2b, checksum
-from toolcall._log import debug
+from toolcall._cache.summary import NO_SUMMARY, Summary, ToolHead, ir_digest, summarize
+from toolcall._shared.digest import CHECKSUM_SIZE, blake2b, checksum
+from toolcall._shared.log import debug
 from toolcall.ir import FORMAT_VERSION, ModuleIR
 
 __all__ = [
@@ -251,12 +251,10 @@ def make_entry(
 
     ``mtime`` is the source's modification time as the loader saw it when it validated or
     wrote the ``.pyc`` (what a timestamp ``.pyc`` records); without it the file is stat'ed,
-    raising ``OSError`` when it cannot be. ``summary`` is ``_trust.summarize(module_ir)``,
+    raising ``OSError`` when it cannot be. ``summary`` is ``summarize(module_ir)``,
     computed here when not given.
     """
     if summary is None:
-        from toolcall._trust import summarize
-
         summary = summarize(module_ir)
     absolute = os.path.abspath(source_path)
     if mtime is None:

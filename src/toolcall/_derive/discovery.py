@@ -12,7 +12,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from toolcall._names import EXCLUDE_ATTR
+from toolcall._shared.names import EXCLUDE_ATTR
 
 __all__ = ["candidates", "is_marked", "providers_of"]
 

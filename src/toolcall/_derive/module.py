@@ -37,9 +37,9 @@ from toolcall._derive.source import SourceDocs, module_docs, object_docs, source
 from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
 from toolcall._errors import ToolcallWarning
 from toolcall._markers import Param, ToolMeta, is_field_info
-from toolcall._names import PARAMS_ATTR, TOOL_ATTR, TOOL_NAME_RULE, valid_tool_name
-from toolcall._signatures import evaluated_hints
-from toolcall._signatures import signature as signature_of
+from toolcall._shared.names import PARAMS_ATTR, TOOL_ATTR, TOOL_NAME_RULE, valid_tool_name
+from toolcall._shared.signatures import evaluated_hints
+from toolcall._shared.signatures import signature as signature_of
 
 __all__ = [
     "Derived",

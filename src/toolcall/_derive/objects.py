@@ -28,7 +28,7 @@ from toolcall._derive.annotations import (
 from toolcall._derive.defaults import schema_default
 from toolcall._derive.descriptions import field_description
 from toolcall._derive.pydantic_meta import given_description, is_skipped, validators
-from toolcall._signatures import annotations_of
+from toolcall._shared.signatures import annotations_of
 
 if TYPE_CHECKING:
     from toolcall._derive.types import TypeResolver

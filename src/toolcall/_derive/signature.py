@@ -1,5 +1,5 @@
 """Annotations as derivation reads them: the name an annotation's source text declares,
-and an annotation shown in a warning (evaluating them is ``toolcall._signatures``)."""
+and an annotation shown in a warning (evaluating them is ``toolcall._shared.signatures``)."""
 
 from __future__ import annotations
 

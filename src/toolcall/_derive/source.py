@@ -26,7 +26,7 @@ from typing import Any, Final
 
 import msgspec
 
-from toolcall._digest import blake2b
+from toolcall._shared.digest import blake2b
 
 __all__ = ["SourceDocs", "module_docs", "object_docs", "parse_source", "parse_tree", "source_docs"]
 

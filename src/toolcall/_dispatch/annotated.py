@@ -28,7 +28,7 @@ import msgspec
 from toolcall._dispatch.coerce import Coercer
 from toolcall._dispatch.models import field_info_default, pydantic_invalid
 from toolcall._markers import is_field_info
-from toolcall._signatures import evaluated_hints
+from toolcall._shared.signatures import evaluated_hints
 
 __all__ = ["annotated_default", "live_hints", "pydantic_checked", "pydantic_coercer"]
 

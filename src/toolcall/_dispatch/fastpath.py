@@ -30,13 +30,14 @@ from typing import Any, Final
 
 import msgspec
 
-from toolcall import _log, ir
+from toolcall import ir
 from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer, enum_table
 from toolcall._dispatch.coerce import _constructor as constructor
 from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
 from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._errors import ToolRetry
 from toolcall._scalars import FAST_NAMES, row_of
+from toolcall._shared import log
 
 __all__ = ["MISS", "build_fastpath", "tool_exited", "tool_raised"]
 
@@ -105,7 +106,7 @@ def tool_raised(name: str, exc: Exception) -> Err:
     ``ToolRetry`` is the tool answering the model, so it is not."""
     if isinstance(exc, ToolRetry):
         return Err(ToolError.retry(exc.message))
-    _log.error("tool %s raised %s", name, type(exc).__name__, exc_info=exc)
+    log.error("tool %s raised %s", name, type(exc).__name__, exc_info=exc)
     return Err(ToolError.raised(exc))
 
 

@@ -39,7 +39,7 @@ from toolcall._dispatch.fastpath import build_fastpath, tool_exited, tool_raised
 from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import Err, Ok, ToolError, format_path, one_line
 from toolcall._markers import is_field_info
-from toolcall._signatures import signature
+from toolcall._shared.signatures import signature
 
 __all__ = ["Result", "ToolPlan", "build_plan", "check_timeout", "needs_general_path"]
 

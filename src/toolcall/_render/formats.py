@@ -11,12 +11,12 @@ from typing import Any
 
 from toolcall import ir
 from toolcall._frozen import FrozenList, freeze
-from toolcall._names import FORMATS, check_format
 from toolcall._render.envelope import describe_item as _describe
 from toolcall._render.envelope import envelope as _envelope
 from toolcall._render.schema import collect_strict_problems, parameters_schema
 from toolcall._render.strict import strict_warnings
 from toolcall._render.variants import Variants
+from toolcall._shared.names import FORMATS, check_format
 
 __all__ = ["describe_entry", "render", "render_schemas", "render_variants"]
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from toolcall._frozen import FrozenList, seal, seal_list
-from toolcall._names import FORMATS
 from toolcall._render.envelope import Described, describe_item, envelope
+from toolcall._shared.names import FORMATS
 
 __all__ = ["Schemas", "Variants"]
 

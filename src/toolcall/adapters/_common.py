@@ -15,7 +15,7 @@ import toolcall
 from toolcall import ir
 from toolcall._derive.annotations import unwrap_annotated
 from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
-from toolcall._signatures import signature
+from toolcall._shared.signatures import signature
 
 __all__ = ["Source", "Spec", "answer", "error_text", "specs", "subclass_of", "toolbox"]
 

@@ -24,8 +24,8 @@ from agents.tool_context import ToolContext
 
 import toolcall
 from toolcall._dispatch.result import ToolError
-from toolcall._provider_wire import _decode
 from toolcall.adapters._common import Source, Spec, answer, error_text, specs, subclass_of, toolbox
+from toolcall.providers._wire import _decode
 
 __all__ = ["tools"]
 

@@ -83,7 +83,7 @@ def _build(directory: Path, args: argparse.Namespace) -> int:
     """
     import warnings
 
-    from toolcall import _pipeline
+    from toolcall._load import warm
     from toolcall.cli.imports import UserCodeError, import_for_build, user_output_to_stderr
 
     built = 0
@@ -99,7 +99,7 @@ def _build(directory: Path, args: argparse.Namespace) -> int:
         try:
             with warnings.catch_warnings(), user_output_to_stderr():
                 warnings.simplefilter("ignore")
-                stored = _pipeline.build(module, directory)
+                stored = warm.build(module, directory)
         except Exception as exc:
             _error(f"cannot build the entry of {name}: {type(exc).__name__}: {exc}")
             return 1

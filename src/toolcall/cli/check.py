@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcall._errors import ToolcallWarning
+from toolcall._load.cold import derive_fresh
 from toolcall.cli.imports import (
     UserCodeError,
     describe_exception,
@@ -69,7 +69,7 @@ def check(arguments: Sequence[str], roots: Sequence[Path], *, strict: bool = Fal
             continue
         for module in modules:
             try:
-                tools += _recording(problems, partial(_derive, module, strict))
+                tools += _recording(problems, partial(derive_fresh, module, strict=strict))
             except (Exception, SystemExit) as exc:  # a provider's resolve is user code
                 _error(f"cannot derive {module.__name__}: {describe_exception(exc)}")
                 failed += 1
@@ -87,28 +87,6 @@ def check(arguments: Sequence[str], roots: Sequence[Path], *, strict: bool = Fal
     elif not failed:
         print(f"{PROG}: {summary}: no problems", file=sys.stderr)
     return 1 if shown or failed else 0
-
-
-def _derive(module: types.ModuleType, strict: bool) -> int:
-    """Derive and render ``module`` as a cold process would; the number of tools.
-
-    The strict-mode warnings that rendering finds are issued here the way the pipeline
-    issues them, at each tool's function; ``--strict`` adds every ``check_strict`` line.
-    """
-    from toolcall._derive.module import derive_module, warn_at
-    from toolcall._render.formats import render_schemas
-    from toolcall._render.strict import check_strict
-
-    derived = derive_module(module)
-    _, _, strict_lines = render_schemas(derived.ir.tools)
-    for tool, lines in zip(derived.ir.tools, strict_lines, strict=True):
-        function = derived.functions[tool.name]
-        for line in lines:
-            warn_at(function, line)
-        if strict:
-            for line in check_strict(tool):
-                warn_at(function, line)
-    return len(derived.ir.tools)
 
 
 def _recording(problems: list[Problem], run: Callable[[], Any]) -> Any:

@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import Any
 
 import toolcall
-from toolcall._names import FORMATS, TOOL_NAME_RULE, valid_tool_name
+from toolcall._shared.names import FORMATS, TOOL_NAME_RULE, valid_tool_name
 from toolcall._version import __version__
 from toolcall.cli import serve
 from toolcall.cli.imports import (

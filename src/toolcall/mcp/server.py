@@ -43,7 +43,7 @@ from mcp.shared.inbound import find_invalid_x_mcp_header, x_mcp_header_map
 
 import toolcall
 from toolcall import ir
-from toolcall._pipeline import lookup
+from toolcall._load.warm import lookup
 from toolcall.adapters._common import specs
 from toolcall.mcp.calls import DEPARTURE, CallLimits, Calls, Departure, Watcher
 

@@ -31,7 +31,7 @@ from importlib.machinery import (
 )
 from typing import TYPE_CHECKING, Any
 
-from toolcall._log import debug
+from toolcall._shared.log import debug
 
 if TYPE_CHECKING:  # importlib.abc costs milliseconds at `import toolcall`
     from importlib.abc import PathEntryFinder
@@ -49,15 +49,15 @@ __all__ = [
 def _observe(module: types.ModuleType, source: object = None) -> None:
     """Process a freshly executed marked module; a failure here must never fail the import.
 
-    ``source`` is what the loader executed (a ``_pipeline.Source``), ``_pipeline.STALE``
+    ``source`` is what the loader executed (a ``warm.ExecutedSource``), ``warm.STALE``
     when the file changed after the loader validated its ``.pyc``, or None when unknown.
     The pipeline is looked up at call time, not imported at module level: it pulls in the
     whole library, and this module is imported by ``toolcall/__init__`` itself.
     """
     try:
-        from toolcall import _pipeline
+        from toolcall._load import warm
 
-        _pipeline.process(module, source=source, executed=True)  # type: ignore[arg-type]
+        warm.process(module, source=source, executed=True)  # type: ignore[arg-type]
     except Exception:
         debug(
             "processing %s at import failed; it will be retried on first use",
@@ -101,22 +101,22 @@ class ToolcallSourceLoader(SourceFileLoader):
             self._seen = self._stats = None
 
     def _executed_source(self) -> object:
-        from toolcall import _pipeline
+        from toolcall._load import warm
 
         stats = self._stats
         mtime = stats[0] if stats is not None else None
         if self._seen is not None:
-            return _pipeline.Source(self._seen, mtime)
+            return warm.ExecutedSource(self._seen, mtime)
         if stats is None:
             return None
         try:  # the .pyc ran: the file now must be the one it was validated against
             st = os.stat(self.path)
             data = super().get_data(self.path)
         except OSError:
-            return _pipeline.STALE
+            return warm.STALE
         if (int(st.st_mtime), st.st_size) != stats or len(data) != stats[1]:
-            return _pipeline.STALE
-        return _pipeline.Source(data, mtime)
+            return warm.STALE
+        return warm.ExecutedSource(data, mtime)
 
 
 class ToolcallSourcelessLoader(SourcelessFileLoader):

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolcall._dispatch.result import Err, Ok, ToolError
-from toolcall._pipeline import lookup
-from toolcall._registry import ModuleEntry, index
+from toolcall._load.registry import ModuleEntry, index
+from toolcall._load.warm import lookup
 
 if TYPE_CHECKING:
     from toolcall._dispatch.plan import ToolPlan

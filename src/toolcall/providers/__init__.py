@@ -66,7 +66,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolcall._provider_wire import (
+from toolcall.providers._wire import (
     AnthropicToolResult,
     BedrockToolResult,
     GeminiFunctionResponse,

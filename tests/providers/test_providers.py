@@ -687,7 +687,7 @@ def test_gemini_function_responses_answer_each_call() -> None:
 
 def test_every_format_is_in_the_one_list() -> None:
     """FORMATS drives emit, render, Toolbox and the CLI's choices."""
-    from toolcall._names import FORMATS
+    from toolcall._shared.names import FORMATS
 
     assert FORMATS == ("openai", "anthropic", "mcp", "gemini", "bedrock")
     (tool,) = [t for t in toolcall.emit("examples.weather", "gemini") if t["name"] == "get_weather"]
@@ -700,7 +700,7 @@ def test_every_format_is_in_the_one_list() -> None:
             "inputSchema": {"json": tool["parametersJsonSchema"]},
         }
     }
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])
     out = subproc.python(
         "-m", "toolcall.cli.main", "export", "examples.weather", "--format", "bedrock", paths=[root]
     )

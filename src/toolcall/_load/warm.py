@@ -1,12 +1,11 @@
-"""Module -> entry: ask the cache, else derive, render, build plans and warn, once.
+"""Module -> entry, the warm half: read the cache, check it against the live module, and
+build the entry whose IR and plans are made on first use; anything else goes to ``cold``.
 
-This is the only module that knows all the stages. The hook hands it freshly executed
-marked modules, with the source bytes its loader executed; the public API hands it modules
-the hook never saw (``lookup``). It reads the cache first and checks what it read against
-the live module (``_trust``): every cache problem, forged or stale entries included, is a
-miss, and the worst a broken cache costs is a derivation. Otherwise it derives and renders,
-issues the derivation and strict-mode warnings of a fresh derivation (never of a cached
-one), writes the entry, and registers it.
+This is where the hook and the public API hand modules. The hook passes freshly executed
+marked modules with the source bytes its loader executed; the public API passes modules the
+hook never saw (``lookup``). The cache is read first and what it holds is checked against the
+live module (``trust``): every cache problem, forged or stale entries included, is a miss,
+and the worst a broken cache costs is a derivation (``cold.derive_and_store``).
 
 Freshness: an entry is keyed from the bytes that ran. The hook's loader captures them; a
 module processed lazily (no hook) is keyed from a read of its file, trusted only when the
@@ -19,7 +18,8 @@ entry.
 No lock is held while user code runs (a provider's ``resolve``, a module's ``__getattr__``):
 two threads processing the same module both derive, and the last to register wins.
 
-Derivation and rendering are imported on the first derivation, not by a warm load.
+Derivation and rendering live in ``cold``, imported on the first miss only (each import of it
+here is in the function that needs it: a warm process never loads derivation).
 """
 
 from __future__ import annotations
@@ -34,26 +34,30 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import msgspec
 
-from toolcall import _registry, _trust, ir
+from toolcall import ir
+from toolcall._cache import nodes
 from toolcall._cache import store as _cache
 from toolcall._cache.fingerprint import SOURCE_LIMIT, compiled_from, read_regular
+from toolcall._cache.summary import same_summary
 from toolcall._derive.discovery import candidates, providers_of
-from toolcall._errors import NotAToolModule, ToolcallWarning
-from toolcall._log import debug
-from toolcall._registry import ModuleEntry
+from toolcall._errors import NotAToolModule
+from toolcall._load import registry, trust
+from toolcall._load.registry import ModuleEntry
 from toolcall._render.variants import Schemas, Variants
+from toolcall._shared.kinds import class_ref
+from toolcall._shared.log import debug
 
 if TYPE_CHECKING:
-    from toolcall._derive.module import Derived
     from toolcall._dispatch.plan import ToolPlan
 
 __all__ = [
     "STALE",
-    "LiveResolver",
-    "Source",
+    "ExecutedSource",
+    "LiveObjects",
+    "Plans",
+    "Prepared",
     "build",
-    "derive",
-    "entry_from_derived",
+    "lazy_source",
     "lookup",
     "process",
 ]
@@ -63,7 +67,7 @@ _decode: Final = msgspec.msgpack.Decoder().decode
 _ir_decoder: Final = msgspec.msgpack.Decoder(ir.ModuleIR)
 
 
-class Source:
+class ExecutedSource:
     """The source a loader executed: its bytes and the mtime it validated them with."""
 
     __slots__ = ("data", "mtime")
@@ -73,12 +77,12 @@ class Source:
         self.mtime = mtime
 
 
-STALE: Final = Source(b"", None)
+STALE: Final = ExecutedSource(b"", None)
 """What the hook hands over when the source changed after its ``.pyc`` was validated: the
 bytes that ran are unknown, so the module is derived in memory only."""
 
 
-class LiveResolver:
+class LiveObjects:
     """The live classes and providers an IR names, for dispatch plans.
 
     Only what derivation met, or what the trust check verified for a cached entry: a name
@@ -104,11 +108,11 @@ class LiveResolver:
             raise LookupError(msg) from None
 
 
-Prepared: TypeAlias = tuple[dict[str, ir.Tool], dict[str, Callable[..., Any]], LiveResolver]
+Prepared: TypeAlias = tuple[dict[str, ir.Tool], dict[str, Callable[..., Any]], LiveObjects]
 """What dispatch plans are built from: tools by name, their functions, the live classes."""
 
 
-class _Plans(dict[str, "ToolPlan"]):
+class Plans(dict[str, "ToolPlan"]):
     """A module's dispatch plans, each built on its tool's first call.
 
     A warm process that only emits never imports dispatch, nor decodes its IR: ``prepare``
@@ -132,31 +136,6 @@ class _Plans(dict[str, "ToolPlan"]):
         from toolcall._dispatch.plan import build_plan
 
         return self.setdefault(name, build_plan(tool, functions[name], resolver))
-
-
-def entry_from_derived(
-    module: types.ModuleType | None, derived: Derived, *, frozen: bool = True
-) -> ModuleEntry:
-    """Render a fresh derivation, issue its strict-mode warnings once, and build its entry
-    (``frozen=False``: for a caller that ``share``s other schemas before anyone sees it)."""
-    from toolcall._derive.module import warn_at
-    from toolcall._render.formats import render_schemas
-
-    module_ir = derived.ir
-    loose, strict, warnings = render_schemas(module_ir.tools, frozen=frozen)
-    for tool, lines in zip(module_ir.tools, warnings, strict=True):
-        for line in lines:
-            warn_at(derived.functions[tool.name], line)
-    resolver = LiveResolver(derived.classes, derived.providers)
-    tools = {tool.name: tool for tool in module_ir.tools}
-    return ModuleEntry(
-        module=module,
-        name=module_ir.module,
-        ir=module_ir,
-        variants=Variants(module_ir.tools, module_ir.module, (loose, strict)),
-        tool_names=tuple(tools),
-        plans=_Plans((tools, derived.functions, resolver)),
-    )
 
 
 class _CachedIR:
@@ -196,21 +175,16 @@ class _CachedIR:
         if again is not None and _cache.ir_digest(again.ir) == summary.ir_digest:
             try:
                 module_ir = _ir_decoder.decode(again.ir)
-                trusted = module_ir.module == name and _trust.same_summary(module_ir, summary)
+                trusted = module_ir.module == name and same_summary(module_ir, summary)
             except (msgspec.DecodeError, RecursionError):
                 trusted = False
         if trusted:
             _, functions, resolver = self._checked
             return module_ir, ({t.name: t for t in module_ir.tools}, functions, resolver)
         debug("toolcall: the cached IR of %s is gone or not what was checked; deriving", name)
-        from toolcall._derive.module import derive_module
+        from toolcall._load import cold
 
-        origin = getattr(vars(module).get("__spec__"), "origin", None) or ""
-        source = _lazy_source(module, origin)
-        derived = derive_module(module, source.data if source is not None else None)
-        resolver = LiveResolver(derived.classes, derived.providers)
-        tools = {tool.name: tool for tool in derived.ir.tools}
-        return derived.ir, (tools, derived.functions, resolver)
+        return cold.rederive(module)
 
 
 def _cached_schemas(
@@ -223,18 +197,15 @@ def _cached_schemas(
     raws = tuple(stored[part].copy() for part in ("nodes", "loose", "strict"))
 
     def load() -> Schemas:
-        from toolcall._cache.nodes import build
-
         try:
-            nodes, loose, strict = map(_decode, raws)
-            return build(nodes, loose, strict, count)
+            table, loose, strict = map(_decode, raws)
+            return nodes.build(table, loose, strict, count)
         except (ValueError, msgspec.DecodeError) as exc:
             debug("toolcall: cached schemas unusable (%s); rendering", exc)
-        from toolcall._render.formats import render_schemas
-
         module_ir, _ = cached_ir.prepared()
-        loose, strict, _ = render_schemas(module_ir.tools)
-        return loose, strict
+        from toolcall._load import cold
+
+        return cold.render_again(module_ir)
 
     return load
 
@@ -244,22 +215,21 @@ def _entry_from_cache(
     cached: _cache.WarmEntry,
     reread: Callable[[], _cache.WarmEntry | None],
 ) -> ModuleEntry:
-    """An entry for an IR read from the cache, once ``_trust`` has checked its summary
+    """An entry for an IR read from the cache, once ``trust`` has checked its summary
     against ``module``; raises ``Untrusted`` (or ``KeyError`` for missing schemas) otherwise.
     ``reread`` reads the entry again, for the IR on first use."""
-    # keyed like ``_derive.types.class_ref``, which is not worth importing derivation for
-    providers = {f"{type(p).__module__}:{type(p).__qualname__}": p for p in providers_of(module)}
+    providers = {class_ref(type(p)): p for p in providers_of(module)}
     summary = cached.summary
     if _cache.ir_digest(cached.ir) != summary.ir_digest:
-        raise _trust.Untrusted("the IR is not the one its summary was taken from")
-    functions, classes = _trust.verify_summary(
+        raise trust.Untrusted("the IR is not the one its summary was taken from")
+    functions, classes = trust.verify_summary(
         module,
         summary,
         (dep.module for dep in cached.deps if dep.module),
         candidates(module, ordered=False),
         providers,
     )
-    checked: Prepared = ({}, functions, LiveResolver(classes, providers))
+    checked: Prepared = ({}, functions, LiveObjects(classes, providers))
     cached_ir = _CachedIR(module, summary, reread, checked)
     heads = summary.tools
     schemas = _cached_schemas(cached.variants, cached_ir, len(heads))
@@ -269,28 +239,15 @@ def _entry_from_cache(
         ir=lambda: cached_ir.prepared()[0],
         variants=Variants(heads, module.__name__, schemas),
         tool_names=tuple(head.name for head in heads),
-        plans=_Plans(lambda: cached_ir.prepared()[1]),
+        plans=Plans(lambda: cached_ir.prepared()[1]),
     )
-
-
-def derive(fn: Callable[..., Any]) -> ir.Tool:
-    """``toolcall.derive``: one function's IR, with the warnings a module's tool would get."""
-    from toolcall._derive.module import derive_function, warn_at
-    from toolcall._render.schema import collect_strict_problems
-    from toolcall._render.strict import strict_warnings
-
-    tool, _ = derive_function(fn)
-    schema, problems = collect_strict_problems(tool)
-    for line in strict_warnings(tool.name, schema, problems):
-        warn_at(fn, line)
-    return tool
 
 
 def process(
     module: types.ModuleType,
     *,
     directory: Any = _DEFAULT_DIR,
-    source: Source | None = None,
+    source: ExecutedSource | None = None,
     executed: bool = False,
 ) -> ModuleEntry:
     """Load a marked module's entry from the cache, or derive and cache it; register it.
@@ -309,13 +266,13 @@ def process(
     if not finished:
         debug("toolcall: %s is still executing; its tools so far are not kept", module.__name__)
         return entry
-    return _registry.register(entry)
+    return registry.register(entry)
 
 
 def build(module: types.ModuleType, directory: Path) -> bool:
     """Make sure ``directory`` holds a valid entry for ``module``; whether it does now."""
     entry, stored = _load_or_derive(module, directory, None)
-    _registry.register(entry)
+    registry.register(entry)
     return stored
 
 
@@ -326,7 +283,7 @@ def _executing(module: types.ModuleType) -> bool:
 
 
 def _load_or_derive(
-    module: types.ModuleType, directory: Path | None, source: Source | None
+    module: types.ModuleType, directory: Path | None, source: ExecutedSource | None
 ) -> tuple[ModuleEntry, bool]:
     """The module's entry, and whether a valid entry for it is in ``directory`` afterwards."""
     name = module.__name__
@@ -335,81 +292,52 @@ def _load_or_derive(
     if source is STALE:
         source, directory = None, None
     elif source is None:
-        source = _lazy_source(module, origin)
+        source = lazy_source(module, origin)
     if directory is not None and not _cache.trusted(directory):
         directory = None
     path: Path | None = None
-    sourceless = source is None and origin.endswith(".pyc")
     if directory is not None:
-        cached: _cache.WarmEntry | None = None
-        reread: Callable[[], _cache.WarmEntry | None]
         if source is not None:
             path = _cache.entry_path(directory, name, _cache.source_key(name, source.data))
-            cached = _cache.read_warm(path)
-            reread = functools.partial(_cache.read_warm, path)
-            if cached is not None and (cached.module != name or not _cache.deps_current(cached)):
-                cached = None
-            if cached is not None:
-                _cache.touch_if_old(path)
-        elif sourceless:
-            reread = functools.partial(_cache.find_sourceless, directory, name, origin, warm=True)
-            cached = reread()
+        entry = _read_cached(module, directory, path, origin)
+        if entry is not None:
+            return entry, True
+    from toolcall._load import cold
+
+    return cold.derive_and_store(module, source, origin, path, directory)
+
+
+def _read_cached(
+    module: types.ModuleType, directory: Path, path: Path | None, origin: str
+) -> ModuleEntry | None:
+    """The entry at ``path`` (or, for a sourceless module, the one built for its ``.pyc``),
+    if it is current and passes the trust check; None is a miss, logged at DEBUG."""
+    name = module.__name__
+    reread: Callable[[], _cache.WarmEntry | None]
+    if path is not None:
+        reread = functools.partial(_cache.read_warm, path)
+        cached = reread()
+        if cached is not None and (cached.module != name or not _cache.deps_current(cached)):
+            cached = None
         if cached is not None:
-            try:
-                return _entry_from_cache(module, cached, reread), True
-            except (_trust.Untrusted, KeyError) as exc:
-                debug("toolcall: cache entry of %s not used: %s; deriving", name, exc)
-            except Exception:
-                debug("toolcall: cache entry of %s unusable; deriving", name, exc_info=True)
-    if sourceless:
-        _warn_sourceless(module, origin, directory)
-    from toolcall._derive.module import derive_module
-
-    derived = derive_module(module, source.data if source is not None else None)
-    if path is None or source is None:
-        return entry_from_derived(module, derived), False
-    entry = entry_from_derived(module, derived, frozen=False)  # the table's replace them
-    deps = _dependencies(module, derived)
-    try:
-        variants = _variants_for_cache(entry)
-    except RecursionError:
-        debug("toolcall: schemas of %s too deep to store; not caching it", name)
-        _share_frozen(entry)
-        return entry, False
-    shared = _shared(variants, len(entry.tool_names))
-    if shared is None:
-        _share_frozen(entry)
+            _cache.touch_if_old(path)
+    elif origin.endswith(".pyc"):
+        reread = functools.partial(_cache.find_sourceless, directory, name, origin, warm=True)
+        cached = reread()
     else:
-        entry.variants.share(shared)
+        return None
+    if cached is None:
+        return None
     try:
-        record = _cache.make_entry(
-            derived.ir, origin, source.data, deps=deps, variants=variants, mtime=source.mtime
-        )
-    except OSError:
-        debug("toolcall: cannot stat %s; not caching %s", origin, name, exc_info=True)
-        return entry, False
-    return entry, _cache.write_entry(path, record)
+        return _entry_from_cache(module, cached, reread)
+    except (trust.Untrusted, KeyError) as exc:
+        debug("toolcall: cache entry of %s not used: %s; deriving", name, exc)
+    except Exception:
+        debug("toolcall: cache entry of %s unusable; deriving", name, exc_info=True)
+    return None
 
 
-def _warn_sourceless(module: types.ModuleType, origin: str, directory: Path | None) -> None:
-    """Production loudness: a sourceless module derived without an entry loses its docs."""
-    import warnings
-
-    where = "the cache is disabled (TOOLCALL_CACHE=0)"
-    if directory is not None:
-        where = f"no valid entry for it in {directory}"
-    warnings.warn_explicit(
-        f"{module.__name__} has no source ({origin}) and {where}: its tools are derived "
-        "without their source, so under -OO every description is empty. Build entries "
-        "where the source is (`toolcall-cache build <package> --cache-dir DIR`), ship DIR "
-        "and point TOOLCALL_CACHE_DIR at it.",
-        ToolcallWarning,
-        origin or "<unknown>",
-        0,
-    )
-
-
-def _lazy_source(module: types.ModuleType, origin: str) -> Source | None:
+def lazy_source(module: types.ModuleType, origin: str) -> ExecutedSource | None:
     """The source of a module the hook did not load, when the bytes on disk are provably
     the ones that ran; None (derive in memory) otherwise.
 
@@ -432,72 +360,15 @@ def _lazy_source(module: types.ModuleType, origin: str) -> Source | None:
             header = b""
         if len(header) == 16:
             if compiled_from(header, data, int(st.st_mtime)):
-                return Source(data, int(st.st_mtime))
+                return ExecutedSource(data, int(st.st_mtime))
             return None
-    return Source(data, int(st.st_mtime))
-
-
-def _dependencies(module: types.ModuleType, derived: Derived) -> list[_cache.Dep]:
-    """Modules that contributed types or providers, plus the project modules the source
-    imports (a constant, alias or description taken from one must not go stale)."""
-    found: dict[str, _cache.Dep] = {}
-    for name in derived.dep_modules - {module.__name__}:
-        loaded = sys.modules.get(name)
-        if loaded is not None:
-            found[name] = _cache.dep_for_module(loaded)
-    imported = _absolute(derived.imports, vars(module).get("__package__") or "")
-    for name in imported - found.keys() - {module.__name__}:
-        dep = _cache.dep_for_module(sys.modules[name])
-        if dep.kind == "file":  # a user file: stdlib and installed ones are not imports to track
-            found[name] = dep
-    return [found[name] for name in sorted(found)]
-
-
-def _absolute(names: frozenset[str], package: str) -> set[str]:
-    """The loaded modules among import names, relative ones (leading dots) resolved."""
-    found: set[str] = set()
-    for name in names:
-        tail = name.lstrip(".")
-        level = len(name) - len(tail)
-        if level:
-            anchor = package.rsplit(".", level - 1)[0] if level > 1 else package
-            name = f"{anchor}.{tail}" if tail else anchor
-        if name in sys.modules:
-            found.add(name)
-    return found
-
-
-def _variants_for_cache(entry: ModuleEntry) -> dict[str, Any]:
-    """What an entry stores of its variants: the node table of its schemas (``nodes``)."""
-    from toolcall._cache.nodes import pack
-
-    return pack(*entry.variants.schemas())
-
-
-def _share_frozen(entry: ModuleEntry) -> None:
-    """Freeze an entry's schemas rendered with ``frozen=False``, which no table replaces."""
-    from toolcall._frozen import freeze
-
-    loose, strict = entry.variants.schemas()
-    entry.variants.share(([freeze(s) for s in loose], [freeze(s) for s in strict]))
-
-
-def _shared(table: dict[str, Any], count: int) -> Schemas | None:
-    """The schemas a node table holds, each distinct subtree built once, as a warm load
-    builds them; None for schemas nesting deeper than a table may (a warm load renders
-    those again too)."""
-    from toolcall._cache.nodes import build
-
-    try:
-        return build(table["nodes"], table["loose"], table["strict"], count)
-    except ValueError:
-        return None
+    return ExecutedSource(data, int(st.st_mtime))
 
 
 def lookup(given: types.ModuleType | str) -> ModuleEntry:
     """The entry of a module object or dotted name, processing it on first use."""
     try:
-        return _registry.index[given]
+        return registry.index[given]
     except (KeyError, TypeError):
         pass
     module: object = given
@@ -506,7 +377,7 @@ def lookup(given: types.ModuleType | str) -> ModuleEntry:
     if not isinstance(module, types.ModuleType):
         msg = f"expected a module or a dotted module name, got {type(module).__name__}"
         raise TypeError(msg)
-    entry = _registry.current(module.__name__, module)
+    entry = registry.current(module.__name__, module)
     if entry is not None:
         return entry
     if vars(module).get("__toolcall__") is not True:  # the marker rule of _derive.module

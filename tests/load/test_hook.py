@@ -35,7 +35,9 @@ import importlib, json, sys
 import os
 from importlib import machinery
 import toolcall
-from toolcall import _hook, _pipeline, _registry
+from toolcall._load import hook
+from toolcall._load import warm
+from toolcall._load import registry
 
 def loader(module):
     return type(module.__spec__.loader).__name__
@@ -69,8 +71,8 @@ def test_install_goes_just_before_the_standard_hook_once() -> None:
             (machinery.SourceFileLoader, machinery.SOURCE_SUFFIXES))
         sys.path_hooks.insert(0, other)
         before = list(sys.path_hooks)
-        _hook.install()
-        _hook.install()
+        hook.install()
+        hook.install()
         after = list(sys.path_hooks)
         ours = [hook for hook in after if hook not in before]
         out = {
@@ -78,12 +80,12 @@ def test_install_goes_just_before_the_standard_hook_once() -> None:
             "ours": after.index(ours[0]) - len(before),
             "standard": after.index(before[-1]) - len(before),
             "other": after.index(other),
-            "installed": _hook.installed(),
+            "installed": hook.installed(),
         }
-        _hook.uninstall()
-        _hook.uninstall()
+        hook.uninstall()
+        hook.uninstall()
         out["restored"] = sys.path_hooks == before
-        out["installed_after"] = _hook.installed()
+        out["installed_after"] = hook.installed()
     """)
     assert out == {
         "added": 1,
@@ -104,22 +106,22 @@ def test_marked_module_is_processed_once_at_import(tmp_path: Path) -> None:
     out = run(
         """
         calls = []
-        real = _pipeline.process
+        real = warm.process
         def counting(module, **kwargs):
             calls.append(module.__name__)
             return real(module, **kwargs)
-        _pipeline.process = counting
-        _hook.install()
+        warm.process = counting
+        hook.install()
         import marked, plain, truthy
-        registered = sorted(_registry._entries)
-        entry = _registry._entries["marked"]
+        registered = sorted(registry._entries)
+        entry = registry._entries["marked"]
         toolcall.emit(marked, "openai")
         toolcall.tool_names("marked")
         out = {
             "registered": registered,
             "calls": calls,
             "tools": list(entry.tool_names),
-            "same_entry": _pipeline.lookup(marked) is entry,
+            "same_entry": warm.lookup(marked) is entry,
             "loader": loader(marked),
             "is_source_loader": isinstance(marked.__spec__.loader, machinery.SourceFileLoader),
         }
@@ -143,12 +145,12 @@ def test_finders_cached_before_install_and_after_uninstall_are_replaced(tmp_path
     out = run(
         """
         import early
-        _hook.install()
+        hook.install()
         import middle
-        _hook.uninstall()
+        hook.uninstall()
         import late
-        registered = sorted(_registry._entries)
-        ours = (_hook.ToolcallSourceLoader, _hook.ToolcallSourcelessLoader)
+        registered = sorted(registry._entries)
+        ours = (hook.ToolcallSourceLoader, hook.ToolcallSourcelessLoader)
         out = {
             "loaders": [loader(early), loader(middle), loader(late)],
             "registered": registered,
@@ -182,16 +184,16 @@ def test_processing_failure_never_breaks_the_import(tmp_path: Path) -> None:
         handler.emit = records.append
         logging.getLogger("toolcall").addHandler(handler)
         logging.getLogger("toolcall").setLevel(logging.DEBUG)
-        real = _pipeline.process
+        real = warm.process
         def broken(module, **kwargs):
             raise RuntimeError("bug")
-        _pipeline.process = broken
-        _hook.install()
+        warm.process = broken
+        hook.install()
         import fragile
-        _pipeline.process = real
+        warm.process = real
         out = {
             "imported": fragile.ping(4),
-            "registered": "fragile" in _registry._entries,
+            "registered": "fragile" in registry._entries,
             "records": [
                 [r.levelname, r.getMessage(), r.exc_info[0].__name__] for r in records
             ],
@@ -221,9 +223,9 @@ def test_reload_reprocesses_the_edited_module(tmp_path: Path) -> None:
     out = run(
         f"""
         import os
-        _hook.install()
+        hook.install()
         import editable
-        first = list(_registry._entries["editable"].tool_names)
+        first = list(registry._entries["editable"].tool_names)
         with open({str(path)!r}, "w") as handle:
             handle.write({edited!r})
         stat = os.stat({str(path)!r})
@@ -231,7 +233,7 @@ def test_reload_reprocesses_the_edited_module(tmp_path: Path) -> None:
         importlib.reload(editable)
         out = {{
             "first": first,
-            "hook": list(_registry._entries["editable"].tool_names),
+            "hook": list(registry._entries["editable"].tool_names),
             "public": list(toolcall.tool_names(editable)),
             "loader": loader(editable),
         }}
@@ -253,14 +255,14 @@ def test_importlib_resources_on_a_hooked_package(tmp_path: Path) -> None:
     out = run(
         """
         import importlib.resources as resources
-        _hook.install()
+        hook.install()
         import respkg
         root = resources.files(respkg)
         with resources.as_file(root / "data.txt") as real_path:
             on_disk = real_path.read_text()
         out = {
             "loader": loader(respkg),
-            "registered": "respkg" in _registry._entries,
+            "registered": "respkg" in registry._entries,
             "read": (root / "data.txt").read_text(),
             "by_name": resources.files("respkg").joinpath("data.txt").read_bytes().decode(),
             "on_disk": on_disk,
@@ -287,7 +289,7 @@ def test_pkgutil_sees_real_file_finders(tmp_path: Path) -> None:
     out = run(
         f"""
         import pkgutil
-        _hook.install()
+        hook.install()
         import alpha
         finder = sys.path_importer_cache[{str(tmp_path)!r}]
         out = {{
@@ -313,13 +315,13 @@ def test_namespace_package_across_two_directories(tmp_path: Path) -> None:
     write(tmp_path, "b/nsp/right.py", "VALUE = 2\n")
     out = run(
         """
-        _hook.install()
+        hook.install()
         import nsp.left, nsp.right
         import nsp
         out = {
             "path": sorted(nsp.__path__),
             "file": getattr(nsp, "__file__", None),
-            "left": [loader(nsp.left), "nsp.left" in _registry._entries],
+            "left": [loader(nsp.left), "nsp.left" in registry._entries],
             "right": [loader(nsp.right), nsp.right.VALUE],
         }
         """,
@@ -357,7 +359,7 @@ def test_extension_module_imported_after_install() -> None:
     name = _extension_file()
     out = run(f"""
         fresh = {name!r} not in sys.modules
-        _hook.install()
+        hook.install()
         module = importlib.import_module({name!r})
         spec = module.__spec__
         out = {{
@@ -381,7 +383,7 @@ def test_the_standard_library_keeps_the_standard_loader(tmp_path: Path) -> None:
     (tmp_path / "mine.py").write_text("X = 1\n")
     out = run(f"""
         fresh = "colorsys" not in sys.modules and "wsgiref.util" not in sys.modules
-        _hook.install()
+        hook.install()
         sys.path.insert(0, {str(tmp_path)!r})
         import colorsys, mine, wsgiref.util
         out = {{
@@ -404,7 +406,7 @@ def test_a_site_packages_below_the_standard_library_keeps_the_hook() -> None:
     directory; those may hold tool modules, so only the standard library itself is refused."""
     out = run("""
         stdlib = os.path.dirname(os.__file__)
-        hook = _hook._path_hook(lambda path: "kept")
+        hook = hook._path_hook(lambda path: "kept")
         def answer(*parts):
             try:
                 return hook(os.path.join(stdlib, *parts))
@@ -426,7 +428,7 @@ def test_extension_still_wins_over_a_same_named_source(tmp_path: Path) -> None:
     write(tmp_path, f"{name}.py", "SHADOW = True\n")
     out = run(
         f"""
-        _hook.install()
+        hook.install()
         import {name} as extension
         out = {{"loader": loader(extension), "shadowed": hasattr(extension, "SHADOW"),
                "here": extension.__file__.startswith({str(tmp_path)!r})}}
@@ -443,12 +445,12 @@ def test_sourceless_module_is_processed(tmp_path: Path) -> None:
     source.unlink()
     out = run(
         """
-        _hook.install()
+        hook.install()
         import compiled
         out = {
             "loader": loader(compiled),
             "sourceless": isinstance(compiled.__spec__.loader, machinery.SourcelessFileLoader),
-            "registered": "compiled" in _registry._entries,
+            "registered": "compiled" in registry._entries,
         }
         """,
         tmp_path,
@@ -463,15 +465,15 @@ def test_zip_module_uses_the_lazy_path(tmp_path: Path) -> None:
         bundle.writestr("zipped.py", TOOLS)
     out = run(
         """
-        _hook.install()
+        hook.install()
         import zipped
-        before = "zipped" in _registry._entries
+        before = "zipped" in registry._entries
         emitted = toolcall.emit(zipped, "openai")
         out = {
             "loader": loader(zipped),
             "before": before,
             "names": [tool["function"]["name"] for tool in emitted],
-            "after": "zipped" in _registry._entries,
+            "after": "zipped" in registry._entries,
         }
         """,
         archive,
@@ -482,13 +484,15 @@ def test_zip_module_uses_the_lazy_path(tmp_path: Path) -> None:
 def test_pytest_assertion_rewriting_still_works(tmp_path: Path) -> None:
     """With the hook installed from a conftest, pytest still rewrites asserts in test modules."""
     write(tmp_path, "pytest.ini", "[pytest]\n")
-    write(tmp_path, "conftest.py", "import toolcall\nfrom toolcall import _hook\n_hook.install()\n")
+    write(tmp_path, "conftest.py", "import toolcall\nfrom toolcall._load import hook\nhook.install()\n")
     write(tmp_path, "helper_tools.py", TOOLS)
     write(
         tmp_path,
         "test_rewritten.py",
         """
-        from toolcall import _hook, _pipeline, _registry
+        from toolcall._load import hook
+        from toolcall._load import warm
+        from toolcall._load import registry
 
         import helper_tools
 
@@ -498,10 +502,10 @@ def test_pytest_assertion_rewriting_still_works(tmp_path: Path) -> None:
 
 
         def test_hook_saw_the_helper():
-            assert _hook.installed()
+            assert hook.installed()
             assert type(__loader__).__name__ == "AssertionRewritingHook"
             assert type(helper_tools.__loader__).__name__ == "ToolcallSourceLoader"
-            assert _registry._entries["helper_tools"].tool_names == ("ping",)
+            assert registry._entries["helper_tools"].tool_names == ("ping",)
 
 
         def test_rewritten():
@@ -533,13 +537,13 @@ def test_autoinstall_honours_toolcall_hook() -> None:
         import os
         out = {}
         for value in ("0", "1", "", None):
-            _hook.uninstall()
+            hook.uninstall()
             if value is None:
                 os.environ.pop("TOOLCALL_HOOK", None)
             else:
                 os.environ["TOOLCALL_HOOK"] = value
-            _hook.autoinstall()
-            out[repr(value)] = _hook.installed()
+            hook.autoinstall()
+            out[repr(value)] = hook.installed()
     """)
     assert out == {"'0'": False, "'1'": True, "''": True, "None": True}
 
@@ -547,7 +551,7 @@ def test_autoinstall_honours_toolcall_hook() -> None:
 @pytest.mark.parametrize(("value", "expected"), [(None, True), ("0", False)])
 def test_import_toolcall_installs_the_hook(value: str | None, expected: bool) -> None:
     """`import toolcall` installs the hook, unless TOOLCALL_HOOK=0."""
-    out = run("out = {'installed': _hook.installed()}", TOOLCALL_HOOK=value)
+    out = run("out = {'installed': hook.installed()}", TOOLCALL_HOOK=value)
     assert out == {"installed": expected}
 
 
@@ -577,7 +581,7 @@ def test_a_module_getattr_is_never_run_by_the_hook(tmp_path: Path, getattr_body:
     write(tmp_path, "lazypkg/sub.py", "VALUE = 1\n")
     out = run(
         """
-        _hook.install()
+        hook.install()
         import lazypkg
         out = {"calls": lazypkg.calls, "sub": "lazypkg.sub" in sys.modules}
         """,
@@ -643,7 +647,7 @@ def test_a_provider_importing_a_marked_module_lazily_does_not_deadlock(tmp_path:
         """
         import builtins, os, threading
         builtins.b_started, builtins.resolving = threading.Event(), threading.Event()
-        _hook.install()
+        hook.install()
         importer_b = threading.Thread(target=importlib.import_module, args=("b",), daemon=True)
         importer_b.start()
         builtins.b_started.wait(30)

@@ -11,9 +11,10 @@ from toolcall._derive.module import derive_function
 from toolcall._dispatch.plan import ToolPlan, check_timeout
 from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._frozen import FrozenList
-from toolcall._names import FORMATS, check_format
-from toolcall._pipeline import entry_from_derived, lookup
-from toolcall._registry import ModuleEntry
+from toolcall._load.cold import entry_from_derived
+from toolcall._load.registry import ModuleEntry
+from toolcall._load.warm import lookup
+from toolcall._shared.names import FORMATS, check_format
 
 __all__ = ["Toolbox"]
 

@@ -38,7 +38,7 @@ from toolcall.cli.main import main
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NO_MCP = "toolcall.mcp needs the mcp package: pip install 'pytoolcall[mcp]'"
 
 

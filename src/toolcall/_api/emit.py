@@ -10,8 +10,8 @@ from typing import Any
 
 from toolcall import ir
 from toolcall._frozen import FrozenList
-from toolcall._names import FORMATS, check_format
-from toolcall._registry import index
+from toolcall._load.registry import index
+from toolcall._shared.names import FORMATS, check_format
 
 __all__ = ["derive", "describe", "emit", "render", "tool_names"]
 
@@ -43,7 +43,7 @@ def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> Fro
         pass
     # first use, a value that is not a module, an unknown format, a ``strict`` that is not a
     # bool: the general lookup, whose errors are the ones to raise
-    from toolcall._pipeline import lookup
+    from toolcall._load.warm import lookup
 
     variants = lookup(module).variants
     if isinstance(format, str) and format in FORMATS:
@@ -58,21 +58,21 @@ def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> Fro
 
 def describe(module: ModuleRef) -> FrozenList:
     """``[{"module", "name", "description", "parameters"}]``: the tools without an envelope."""
-    from toolcall._pipeline import lookup
+    from toolcall._load.warm import lookup
 
     return lookup(module).describe
 
 
 def tool_names(module: ModuleRef) -> tuple[str, ...]:
     """The module's tool names, in definition order."""
-    from toolcall._pipeline import lookup
+    from toolcall._load.warm import lookup
 
     return lookup(module).tool_names
 
 
 def derive(fn: Callable[..., Any]) -> ir.Tool:
     """The IR of any annotated function, for tools built while the program runs."""
-    from toolcall._pipeline import derive as _derive
+    from toolcall._load.cold import derive as _derive
 
     return _derive(fn)
 

@@ -36,14 +36,9 @@ from typing import Any, Final
 import msgspec
 
 from toolcall import ir
-from toolcall._cache.summary import Summary, ToolHead, ir_digest
+from toolcall._cache.summary import MAX_DEPTH, Summary, summarize
 
-__all__ = ["MAX_DEPTH", "Untrusted", "same_summary", "summarize", "verify", "verify_summary"]
-
-MAX_DEPTH: Final = 100
-"""Deepest ``ir.Type`` nesting an entry may hold. Derivation stops inlining after 100 types
-per tool, and rendering and dispatch recurse once per level: an IR much deeper than this was
-not written by the library, and would make ``run`` raise ``RecursionError``."""
+__all__ = ["Untrusted", "verify", "verify_summary"]
 
 
 class Untrusted(Exception):
@@ -65,7 +60,6 @@ def _is_namedtuple(cls: type) -> bool:
 
 
 def _is_struct(cls: type) -> bool:
-    import msgspec
 
     return issubclass(cls, msgspec.Struct)
 
@@ -97,45 +91,6 @@ _KINDS: Final[dict[str, Callable[[type], bool]]] = {
     "pydantic": _is_pydantic_owned,
 }
 """What a class reference must be, by the ``py`` of the ``ir.Type`` that carries it."""
-
-
-def summarize(module_ir: ir.ModuleIR, digest: bytes | None = None) -> Summary:
-    """What ``verify_summary`` checks of an IR, and what a warm load uses of it before the
-    first call: each tool's names, texts and emitted defaults, every class reference and
-    provider, the deepest nesting; ``digest`` is the IR's ``ir_digest`` when known."""
-    heads = []
-    refs: dict[tuple[str, str], None] = {}
-    providers: dict[str, None] = {}
-    deepest = 0
-    for tool in module_ir.tools:
-        defaults = tuple((p.name, p.default) for p in tool.parameters if p.has_default)
-        heads.append(
-            ToolHead(
-                tool.name,
-                "" if tool.module == module_ir.module else tool.module,
-                "" if tool.qualname == tool.name else tool.qualname,
-                tool.description,
-                tool.title,
-                tuple(tool.annotations.items()),
-                defaults,
-            )
-        )
-        for t, depth in _types(tool):
-            deepest = max(deepest, depth)
-            if t.provider:
-                providers[t.provider] = None
-            if t.ref:
-                refs[t.ref, t.py] = None
-    if digest is None:
-        digest = ir_digest(msgspec.msgpack.encode(module_ir))
-    return Summary(tuple(heads), tuple(refs), tuple(providers), deepest, digest)
-
-
-def same_summary(module_ir: ir.ModuleIR, summary: Summary) -> bool:
-    """Whether an IR summarizes to exactly ``summary`` (as msgpack: ``True`` is not ``1``),
-    its digest aside (the caller compared that with the bytes the IR was decoded from)."""
-    encode = msgspec.msgpack.encode
-    return encode(summarize(module_ir, summary.ir_digest)) == encode(summary)
 
 
 def verify(
@@ -189,32 +144,6 @@ def verify_summary(
         if classes.setdefault(ref, cls) is not cls:
             raise Untrusted(f"{ref}: two classes under one reference")
     return functions, classes
-
-
-def _types(tool: ir.Tool) -> Iterable[tuple[ir.Type, int]]:
-    """Every type node of a tool with its depth, iteratively (the depth is what is checked)."""
-    stack: list[tuple[ir.Type, int]] = [(p.type, 1) for p in tool.parameters]
-    if tool.kwargs is not None:
-        stack.append((tool.kwargs, 1))
-    if tool.returns is not None:
-        stack.append((tool.returns, 1))
-    while stack:
-        t, depth = stack.pop()
-        yield t, depth
-        if depth > MAX_DEPTH:
-            return
-        below = depth + 1
-        if t.items is not None:
-            stack.append((t.items, below))
-        if t.additional is not None:
-            stack.append((t.additional, below))
-        # most nodes are leaves: no generator is built for an empty tuple
-        if t.fields:
-            stack.extend((f.type, below) for f in t.fields)
-        if t.prefix_items:
-            stack.extend((v, below) for v in t.prefix_items)
-        if t.variants:
-            stack.extend((v, below) for v in t.variants)
 
 
 def _class(ref: str, py: str, allowed: set[str]) -> type:

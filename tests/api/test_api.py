@@ -18,7 +18,7 @@ from examples import orders, weather
 import subproc
 import toolcall
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 WEATHER_PARAMETERS = {
     "type": "object",

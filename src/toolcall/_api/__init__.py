@@ -1,0 +1,1 @@
+"""What the public functions do: ``emit`` and friends, ``run``/``arun``, ``Toolbox``."""

@@ -1,0 +1,2 @@
+"""Leaves every stage and the warm path may import: names, signatures, digests, log records,
+and the class-kind rules (``kinds``). They import nothing from toolcall but ``ir``."""
