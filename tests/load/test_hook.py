@@ -484,7 +484,11 @@ def test_zip_module_uses_the_lazy_path(tmp_path: Path) -> None:
 def test_pytest_assertion_rewriting_still_works(tmp_path: Path) -> None:
     """With the hook installed from a conftest, pytest still rewrites asserts in test modules."""
     write(tmp_path, "pytest.ini", "[pytest]\n")
-    write(tmp_path, "conftest.py", "import toolcall\nfrom toolcall._load import hook\nhook.install()\n")
+    write(
+        tmp_path,
+        "conftest.py",
+        "import toolcall\nfrom toolcall._load import hook\nhook.install()\n",
+    )
     write(tmp_path, "helper_tools.py", TOOLS)
     write(
         tmp_path,

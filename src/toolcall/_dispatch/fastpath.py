@@ -34,12 +34,10 @@ from toolcall import ir
 from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer, enum_table
 from toolcall._dispatch.coerce import _constructor as constructor
 from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
-from toolcall._dispatch.result import Err, Ok, ToolError
-from toolcall._errors import ToolRetry
+from toolcall._dispatch.result import Ok, tool_exited, tool_raised
 from toolcall._scalars import FAST_NAMES, row_of
-from toolcall._shared import log
 
-__all__ = ["MISS", "build_fastpath", "tool_exited", "tool_raised"]
+__all__ = ["MISS", "build_fastpath"]
 
 
 class _Miss:
@@ -99,19 +97,6 @@ _BOUNDS: Final = (
     ("exclusive_minimum", ">"),
     ("exclusive_maximum", "<"),
 )
-
-
-def tool_raised(name: str, exc: Exception) -> Err:
-    """The tool raised: a bug in the tool, so it is logged with its traceback; a
-    ``ToolRetry`` is the tool answering the model, so it is not."""
-    if isinstance(exc, ToolRetry):
-        return Err(ToolError.retry(exc.message))
-    log.error("tool %s raised %s", name, type(exc).__name__, exc_info=exc)
-    return Err(ToolError.raised(exc))
-
-
-def tool_exited(exc: SystemExit) -> Err:
-    return Err(ToolError.exited(exc.code))
 
 
 def _set_fields(node: msgspec.Struct) -> set[str]:

@@ -35,9 +35,17 @@ from toolcall._dispatch.annotated import (
     pydantic_coercer,
 )
 from toolcall._dispatch.coerce import Invalid, Resolver, accepts_null, build_coercer
-from toolcall._dispatch.fastpath import build_fastpath, tool_exited, tool_raised
+from toolcall._dispatch.fastpath import build_fastpath
 from toolcall._dispatch.models import ModelInvalid, field_info_default
-from toolcall._dispatch.result import Err, Ok, ToolError, format_path, one_line
+from toolcall._dispatch.result import (
+    Err,
+    Ok,
+    ToolError,
+    format_path,
+    one_line,
+    tool_exited,
+    tool_raised,
+)
 from toolcall._markers import is_field_info
 from toolcall._shared.signatures import signature
 

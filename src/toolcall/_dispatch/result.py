@@ -18,7 +18,9 @@ from typing import Any, Final, Generic, TypeVar
 
 import msgspec
 
+from toolcall._errors import ToolRetry
 from toolcall._scalars import scalar_reasons
+from toolcall._shared import log
 
 __all__ = ["Err", "Ok", "ToolError", "encode_result", "format_path"]
 
@@ -205,7 +207,9 @@ class ToolError:
 
     ``kind`` is one of ``unknown_tool``, ``invalid_arguments``, ``non_string_arguments``,
     ``unknown_arguments``, ``missing_argument``, ``argument_gap``, ``invalid_argument``,
-    ``async_tool``, ``raised``, ``exited``, ``retry``, ``timeout``. ``str(error)`` is ``message``.
+    ``async_tool``, ``raised``, ``exited``, ``retry``, ``timeout``, ``unencodable``, and, from
+    ``serve-mcp``, ``busy``, ``shutting_down`` and ``cancelled``. Each kind has one
+    constructor below, the only place its message is phrased. ``str(error)`` is ``message``.
     """
 
     kind: str
@@ -257,7 +261,12 @@ class ToolError:
         )
 
     @classmethod
-    def invalid_arguments(cls, args: Any) -> ToolError:
+    def invalid_arguments(cls, args: Any, detail: str | None = None) -> ToolError:
+        """``detail`` says why JSON text could not be decoded; without it, ``args`` is not a
+        mapping."""
+        if detail is not None:
+            message = f"arguments must be a JSON object; they are not valid JSON ({detail})"
+            return cls("invalid_arguments", message, value=args)
         message = f"arguments must be a JSON object, got {type(args).__name__}"
         if isinstance(args, str | bytes | bytearray):
             # the provider's arguments string, handed over undecoded
@@ -323,7 +332,7 @@ class ToolError:
         return cls("async_tool", f"{_name(name)} is an async tool; call it with arun", value=name)
 
     @classmethod
-    def raised(cls, exc: Exception) -> ToolError:
+    def raised(cls, exc: BaseException) -> ToolError:
         """``value`` is the exception's text, shortened (to ``_MAX_TEXT``) like the message."""
         name = type(exc).__name__
         try:
@@ -347,6 +356,41 @@ class ToolError:
     @classmethod
     def timeout(cls, limit: float) -> ToolError:
         return cls("timeout", f"the tool did not finish within {limit:g} seconds", value=limit)
+
+    @classmethod
+    def unencodable(cls, detail: str) -> ToolError:
+        """The tool's value cannot be sent: ``detail`` says why, naming what it returned."""
+        return cls("unencodable", detail)
+
+    @classmethod
+    def busy(cls, detail: str) -> ToolError:
+        """``serve-mcp`` is at a call limit; ``detail`` names the limit."""
+        return cls("busy", f"{detail}; retry later")
+
+    @classmethod
+    def shutting_down(cls, *, started: bool = False) -> ToolError:
+        """``serve-mcp`` is draining: a new call is refused, or (``started``) a call was cut
+        off at the end of the grace period."""
+        if started:
+            return cls("shutting_down", "the server shut down before the call finished")
+        return cls("shutting_down", "the server is shutting down; retry on another")
+
+    @classmethod
+    def cancelled(cls) -> ToolError:
+        return cls("cancelled", "the client went away; the call was cancelled")
+
+
+def tool_raised(name: str, exc: BaseException) -> Err:
+    """The tool raised: a bug in the tool, so it is logged with its traceback; a
+    ``ToolRetry`` is the tool answering the model, so it is not."""
+    if isinstance(exc, ToolRetry):
+        return Err(ToolError.retry(exc.message))
+    log.error("tool %s raised %s", name, type(exc).__name__, exc_info=exc)
+    return Err(ToolError.raised(exc))
+
+
+def tool_exited(exc: SystemExit) -> Err:
+    return Err(ToolError.exited(exc.code))
 
 
 # Frozen msgspec structs rather than frozen dataclasses: both are slotted, immutable and

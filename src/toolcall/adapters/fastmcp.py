@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastmcp import Context, FastMCP
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import ToolError as FastMCPFailure
 from fastmcp.server.dependencies import get_context
 from fastmcp.tools import Tool, ToolResult
 from mcp.types import TextContent, ToolAnnotations
@@ -83,5 +83,5 @@ class ToolcallTool(Tool):
         result = await self._box.arun(self.name, arguments, inject=inject, timeout=self._timeout)
         value, error = answer(self.name, result)
         if error is not None:
-            raise ToolError(error.message)
+            raise FastMCPFailure(error.message)
         return ToolResult(content=[TextContent(type="text", text=value)])

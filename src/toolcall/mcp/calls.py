@@ -31,6 +31,7 @@ from typing import Any, Final
 import anyio
 
 import toolcall
+from toolcall._dispatch.result import tool_raised
 
 __all__ = ["DEPARTURE", "CallLimits", "Calls", "Departure", "ThreadPool"]
 
@@ -248,10 +249,12 @@ class Calls:
         gone: Departure | Watcher | None,
     ) -> _Result:
         if self.draining:
-            return _refused("shutting_down", "the server is shutting down; retry on another")
+            return toolcall.Err(toolcall.ToolError.shutting_down())
         limit = self.limits.max_calls
         if limit is not None and self.running >= limit:
-            return _refused("busy", f"the server is running {limit} calls already; retry later")
+            return toolcall.Err(
+                toolcall.ToolError.busy(f"the server is running {limit} calls already")
+            )
         self.running += 1
         try:
             return await self._guarded(name, threaded, sync, coroutine, gone)
@@ -295,14 +298,14 @@ class Calls:
                     return toolcall.Err(toolcall.ToolError.timeout(timeout))
                 if isinstance(found, anyio.get_cancelled_exc_class()) and _being_cancelled():
                     raise
-                return _failed(name, found)
+                return tool_raised(name, found)
             finally:
                 self._scopes.discard(scope)
         # this call's own scope was cancelled: its client left, or the shutdown cut it off
         if self.draining:
             self.lost += 1
-            return _refused("shutting_down", "the server shut down before the call finished")
-        return _refused("cancelled", "the client went away; the call was cancelled")
+            return toolcall.Err(toolcall.ToolError.shutting_down(started=True))
+        return toolcall.Err(toolcall.ToolError.cancelled())
 
     async def _call(
         self,
@@ -314,10 +317,10 @@ class Calls:
         if not threaded:
             return await coroutine()
         assert self.pool is not None
-        future = self.pool.submit(sync, partial(_failed, name))
+        future = self.pool.submit(sync, partial(tool_raised, name))
         if future is None:
             size = self.pool.size
-            return _refused("busy", f"all {size} tool threads are busy; retry later")
+            return toolcall.Err(toolcall.ToolError.busy(f"all {size} tool threads are busy"))
         return await future
 
     async def drain(self, grace: float) -> None:
@@ -353,19 +356,3 @@ def _first(group: BaseExceptionGroup[Any]) -> BaseException:
     while isinstance(found, BaseExceptionGroup) and found.exceptions:
         found = found.exceptions[0]
     return found
-
-
-def _failed(name: str, exc: BaseException) -> toolcall.Err:
-    _log.error("toolcall: tool %s raised %s", name, type(exc).__name__, exc_info=exc)
-    return toolcall.Err(_raised(exc))
-
-
-def _raised(exc: BaseException) -> toolcall.ToolError:
-    text = str(exc)
-    reason = type(exc).__name__
-    message = f"the tool raised {reason}: {text}" if text else f"the tool raised {reason}"
-    return toolcall.ToolError("raised", message, reason=reason, value=text)
-
-
-def _refused(kind: str, message: str) -> toolcall.Err:
-    return toolcall.Err(toolcall.ToolError(kind, message))

@@ -192,7 +192,7 @@ class _Handlers:
         except Exception as exc:  # the tool's own value: anything can fail to encode
             _log.error("toolcall: the result of %s cannot be encoded as JSON", name, exc_info=True)
             message = f"the tool's result cannot be encoded as JSON: {exc}"
-            return self._error(toolcall.ToolError("unencodable", message), request_id)
+            return self._error(toolcall.ToolError.unencodable(message), request_id)
         content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=text)]
         if name not in self._structured:
             return mcp_types.CallToolResult(content=content)
@@ -203,7 +203,7 @@ class _Handlers:
                 f"the tool returned {type(value).__name__}, but its return annotation declares "
                 "an object"
             )
-            return self._error(toolcall.ToolError("unencodable", message), request_id)
+            return self._error(toolcall.ToolError.unencodable(message), request_id)
         return mcp_types.CallToolResult(content=content, structured_content=structured)
 
     def _error(self, error: toolcall.ToolError, request_id: str) -> mcp_types.CallToolResult:

@@ -210,11 +210,7 @@ def _decode(arguments: Any) -> Any:
             detail = str(exc)
         except RecursionError:
             detail = "nested too deeply"
-        return ToolError(
-            "invalid_arguments",
-            f"arguments must be a JSON object; they are not valid JSON ({detail})",
-            value=arguments,
-        )
+        return ToolError.invalid_arguments(arguments, detail)
     return arguments
 
 
