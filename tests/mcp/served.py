@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 import subproc
-from mcp import Client
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

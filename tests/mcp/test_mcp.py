@@ -27,12 +27,12 @@ import examples.weather
 import jsonschema
 import msgspec
 import pytest
+from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
 import subproc
 import toolcall
 import toolcall.mcp
-from mcp import Client, StdioServerParameters
 from pydantic import Field
 from toolcall.cli.main import main
 
