@@ -617,10 +617,8 @@ def _forget(directory: Path) -> None:
         module = sys.modules.pop(name)
         # The registry keeps answering a dotted name after its module left sys.modules, so
         # the next page's module of the same name must not find this page's entry.
-        with registry._lock:
-            registry._entries.pop(name, None)
-            registry.index.pop(name, None)
-            registry.index.pop(module, None)
+        registry.forget(name)
+        registry.index.pop(module, None)
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -113,8 +113,8 @@ def test_marked_module_is_processed_once_at_import(tmp_path: Path) -> None:
         warm.process = counting
         hook.install()
         import marked, plain, truthy
-        registered = sorted(registry._entries)
-        entry = registry._entries["marked"]
+        registered = registry.names()
+        entry = registry.find("marked")
         toolcall.emit(marked, "openai")
         toolcall.tool_names("marked")
         out = {
@@ -149,7 +149,7 @@ def test_finders_cached_before_install_and_after_uninstall_are_replaced(tmp_path
         import middle
         hook.uninstall()
         import late
-        registered = sorted(registry._entries)
+        registered = registry.names()
         ours = (hook.ToolcallSourceLoader, hook.ToolcallSourcelessLoader)
         out = {
             "loaders": [loader(early), loader(middle), loader(late)],
@@ -193,7 +193,7 @@ def test_processing_failure_never_breaks_the_import(tmp_path: Path) -> None:
         warm.process = real
         out = {
             "imported": fragile.ping(4),
-            "registered": "fragile" in registry._entries,
+            "registered": registry.find("fragile") is not None,
             "records": [
                 [r.levelname, r.getMessage(), r.exc_info[0].__name__] for r in records
             ],
@@ -225,7 +225,7 @@ def test_reload_reprocesses_the_edited_module(tmp_path: Path) -> None:
         import os
         hook.install()
         import editable
-        first = list(registry._entries["editable"].tool_names)
+        first = list(registry.find("editable").tool_names)
         with open({str(path)!r}, "w") as handle:
             handle.write({edited!r})
         stat = os.stat({str(path)!r})
@@ -233,7 +233,7 @@ def test_reload_reprocesses_the_edited_module(tmp_path: Path) -> None:
         importlib.reload(editable)
         out = {{
             "first": first,
-            "hook": list(registry._entries["editable"].tool_names),
+            "hook": list(registry.find("editable").tool_names),
             "public": list(toolcall.tool_names(editable)),
             "loader": loader(editable),
         }}
@@ -262,7 +262,7 @@ def test_importlib_resources_on_a_hooked_package(tmp_path: Path) -> None:
             on_disk = real_path.read_text()
         out = {
             "loader": loader(respkg),
-            "registered": "respkg" in registry._entries,
+            "registered": registry.find("respkg") is not None,
             "read": (root / "data.txt").read_text(),
             "by_name": resources.files("respkg").joinpath("data.txt").read_bytes().decode(),
             "on_disk": on_disk,
@@ -321,7 +321,7 @@ def test_namespace_package_across_two_directories(tmp_path: Path) -> None:
         out = {
             "path": sorted(nsp.__path__),
             "file": getattr(nsp, "__file__", None),
-            "left": [loader(nsp.left), "nsp.left" in registry._entries],
+            "left": [loader(nsp.left), registry.find("nsp.left") is not None],
             "right": [loader(nsp.right), nsp.right.VALUE],
         }
         """,
@@ -450,7 +450,7 @@ def test_sourceless_module_is_processed(tmp_path: Path) -> None:
         out = {
             "loader": loader(compiled),
             "sourceless": isinstance(compiled.__spec__.loader, machinery.SourcelessFileLoader),
-            "registered": "compiled" in registry._entries,
+            "registered": registry.find("compiled") is not None,
         }
         """,
         tmp_path,
@@ -467,13 +467,13 @@ def test_zip_module_uses_the_lazy_path(tmp_path: Path) -> None:
         """
         hook.install()
         import zipped
-        before = "zipped" in registry._entries
+        before = registry.find("zipped") is not None
         emitted = toolcall.emit(zipped, "openai")
         out = {
             "loader": loader(zipped),
             "before": before,
             "names": [tool["function"]["name"] for tool in emitted],
-            "after": "zipped" in registry._entries,
+            "after": registry.find("zipped") is not None,
         }
         """,
         archive,
@@ -509,7 +509,7 @@ def test_pytest_assertion_rewriting_still_works(tmp_path: Path) -> None:
             assert hook.installed()
             assert type(__loader__).__name__ == "AssertionRewritingHook"
             assert type(helper_tools.__loader__).__name__ == "ToolcallSourceLoader"
-            assert registry._entries["helper_tools"].tool_names == ("ping",)
+            assert registry.find("helper_tools").tool_names == ("ping",)
 
 
         def test_rewritten():

@@ -40,7 +40,15 @@ from toolcall import ir
 from toolcall._dispatch.constraints import in_range, sized, string_checks, tightest
 from toolcall._scalars import Invalid, row_of, text_of
 
-__all__ = ["Coercer", "Invalid", "Resolver", "accepts_null", "build_coercer", "enum_table"]
+__all__ = [
+    "Coercer",
+    "Invalid",
+    "Resolver",
+    "accepts_null",
+    "build_coercer",
+    "constructor",
+    "enum_table",
+]
 
 Coercer = Callable[[Any], Any]
 
@@ -333,7 +341,7 @@ def _fixed_array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
 # Objects ------------------------------------------------------------------------------------
 
 
-def _constructor(t: ir.Type, resolver: Resolver) -> Callable[..., Any] | None:
+def constructor(t: ir.Type, resolver: Resolver) -> Callable[..., Any] | None:
     """The class an object is restored as; None for a plain ``dict`` (also when unresolvable)."""
     if t.py not in ("dataclass", "namedtuple", "struct"):
         return None
@@ -355,7 +363,7 @@ def _object(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
     )
     names = frozenset(name for name, *_ in fields)
     additional = build_coercer(t.additional, resolver) if t.additional is not None else None
-    make = _constructor(t, resolver)
+    make = constructor(t, resolver)
     size = sized(t.min_length, t.max_length)
 
     def undeclared(value: Mapping[Any, Any]) -> list[str]:

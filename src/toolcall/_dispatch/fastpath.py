@@ -31,8 +31,7 @@ from typing import Any, Final
 import msgspec
 
 from toolcall import ir
-from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer, enum_table
-from toolcall._dispatch.coerce import _constructor as constructor
+from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer, constructor, enum_table
 from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
 from toolcall._dispatch.result import Ok, tool_exited, tool_raised
 from toolcall._scalars import FAST_NAMES, row_of

@@ -19,10 +19,10 @@ from toolcall._frozen import FrozenList
 if TYPE_CHECKING:  # the plans module is imported by the pipeline, not by the index
     from toolcall._dispatch.plan import Result, ToolPlan
 
-__all__ = ["ModuleEntry", "Variants", "current", "index", "register"]
+__all__ = ["ModuleEntry", "VariantLists", "current", "find", "forget", "index", "names", "register"]
 
 
-class Variants(Protocol):
+class VariantLists(Protocol):
     """A module's tool lists by ``(format, strict)`` (``_render.variants.Variants``, built
     on first use); ``plain`` and ``strict`` hold the ones built so far by format."""
 
@@ -67,7 +67,7 @@ class ModuleEntry:
         module: types.ModuleType | None,
         name: str,
         ir: ir.ModuleIR | Callable[[], ir.ModuleIR],
-        variants: Variants,
+        variants: VariantLists,
         tool_names: tuple[str, ...],
         plans: dict[str, ToolPlan],
     ) -> None:
@@ -124,3 +124,22 @@ def register(entry: ModuleEntry) -> ModuleEntry:
         if entry.module is not None:
             index[entry.module] = entry
         return entry
+
+
+def find(name: str) -> ModuleEntry | None:
+    """The current entry registered under a module name, whichever module object it is for."""
+    return _entries.get(name)
+
+
+def names() -> list[str]:
+    """The names of every registered module, sorted."""
+    return sorted(_entries)
+
+
+def forget(name: str) -> None:
+    """Drop a module's entry, so that its next use processes it again (a test, a reload)."""
+    with _lock:
+        entry = _entries.pop(name, None)
+        index.pop(name, None)
+        if entry is not None and entry.module is not None:
+            index.pop(entry.module, None)

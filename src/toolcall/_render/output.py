@@ -30,7 +30,7 @@ import msgspec
 
 from toolcall import ir
 from toolcall._frozen import thaw
-from toolcall._render.schema import _enum_type, _widen, add_item_bounds
+from toolcall._render.schema import add_item_bounds, enum_type, widen
 from toolcall._scalars import row_of
 
 __all__ = ["output_schema"]
@@ -62,7 +62,7 @@ def output_schema(t: ir.Type) -> dict[str, Any]:
         return {}
     if kind == "enum":
         values = thaw(t.values)
-        json_type = _enum_type(values)
+        json_type = enum_type(values)
         schema = {"enum": values} if json_type is None else {"type": json_type, "enum": values}
     elif kind == "array":
         schema = _array(t)
@@ -83,7 +83,7 @@ def output_schema(t: ir.Type) -> dict[str, Any]:
         row = row_of(kind, t.py, t.wire)
         schema = {"type": kind} if row is None else thaw(row.output)
     if t.nullable:
-        _widen(schema)
+        widen(schema)
     return schema
 
 

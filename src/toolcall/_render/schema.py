@@ -40,7 +40,15 @@ from toolcall._frozen import thaw
 from toolcall._render.given import given_schema, merge_extra
 from toolcall._render.limits import SUPPORTED_KEYWORDS
 
-__all__ = ["collect_strict_problems", "parameters_schema", "strict_problems", "type_schema"]
+__all__ = [
+    "add_item_bounds",
+    "collect_strict_problems",
+    "enum_type",
+    "parameters_schema",
+    "strict_problems",
+    "type_schema",
+    "widen",
+]
 
 _CONSTRAINTS: Final = (
     ("format", "format"),
@@ -141,7 +149,7 @@ def _properties(
             # Strict providers require every property; "absent" is spelled null instead,
             # which dispatch turns back into the default.
             if not member.required:
-                _widen(schema)
+                widen(schema)
             required.append(name)
         elif member.required:
             required.append(name)
@@ -170,7 +178,7 @@ def _schema(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[st
                     schema[key] = value
     elif kind == "enum":
         values = thaw(t.values)
-        json_type = _enum_type(values)
+        json_type = enum_type(values)
         schema = {"enum": values} if json_type is None else {"type": json_type, "enum": values}
     elif kind == "array":
         schema = _array(t, strict, path, problems)
@@ -186,7 +194,7 @@ def _schema(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[st
             )
         return {}
     if t.nullable:
-        _widen(schema)
+        widen(schema)
     if t.extra:
         merge_extra(schema, t.extra, strict, path, problems)
     return schema
@@ -262,7 +270,7 @@ def _open_problem(path: str, value: ir.Type) -> str:
     )
 
 
-def _enum_type(values: list[Any]) -> str | list[str] | None:
+def enum_type(values: list[Any]) -> str | list[str] | None:
     """The JSON type(s) of an enum's values; None when a value has no scalar JSON type."""
     names: list[str] = []
     nullable = False
@@ -293,7 +301,7 @@ def _enum_type(values: list[Any]) -> str | list[str] | None:
     return names[0] if len(names) == 1 else names
 
 
-def _widen(schema: dict[str, Any]) -> None:
+def widen(schema: dict[str, Any]) -> None:
     """Let *schema* (freshly built, so ours to change) accept null too; ``{}`` already does."""
     json_type = schema.get("type")
     if isinstance(json_type, str):
