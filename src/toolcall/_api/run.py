@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from toolcall._dispatch.result import Err, Ok, ToolError
 from toolcall._load.registry import ModuleEntry, index
@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from toolcall._dispatch.plan import ToolPlan
 
 __all__ = ["arun", "run"]
+
+Target: TypeAlias = types.ModuleType | str
+"""A module, or its dotted name, as ``run`` is given it."""
+Inject: TypeAlias = Mapping[str, Any] | None
 
 
 def run(
@@ -72,15 +76,11 @@ async def arun(
     return await _arun(module, name, args)
 
 
-def _run(
-    module: types.ModuleType | str,
-    name: str,
-    args: Any,
-    inject: Mapping[str, Any] | None = None,
-) -> Ok[Any] | Err:
-    entry, plan = _plan(module, name)
-    if plan is None:
-        return Err(ToolError.unknown_tool(name, entry.tool_names))
+def _run(module: Target, name: str, args: Any, inject: Inject = None) -> Ok[Any] | Err:
+    found = _plan(module, name)
+    if isinstance(found, Err):
+        return found
+    entry, plan = found
     result = plan.run_with(args, inject)
     if plan.prepared:
         entry.runs[name] = plan.run
@@ -88,25 +88,23 @@ def _run(
 
 
 async def _arun(
-    module: types.ModuleType | str,
-    name: str,
-    args: Any,
-    inject: Mapping[str, Any] | None = None,
-    timeout: float | None = None,
+    module: Target, name: str, args: Any, inject: Inject = None, timeout: float | None = None
 ) -> Ok[Any] | Err:
-    entry, plan = _plan(module, name)
-    if plan is None:
-        return Err(ToolError.unknown_tool(name, entry.tool_names))
+    found = _plan(module, name)
+    if isinstance(found, Err):
+        return found
+    entry, plan = found
     result = await plan.arun_within(args, inject, timeout)
     if plan.prepared:
         entry.aruns[name] = plan.arun
     return result
 
 
-def _plan(module: types.ModuleType | str, name: str) -> tuple[ModuleEntry, ToolPlan | None]:
-    """The module's entry (processing it on first use) and the plan of ``name`` if it has one."""
+def _plan(module: Target, name: str) -> tuple[ModuleEntry, ToolPlan] | Err:
+    """The module's entry (processing it on first use) and the plan of ``name``; an
+    ``unknown_tool`` error when it has none."""
     entry = lookup(module)
     try:
         return entry, entry.plans[name]
     except (KeyError, TypeError):
-        return entry, None
+        return Err(ToolError.unknown_tool(name, entry.tool_names))
