@@ -138,39 +138,30 @@ class Plans(dict[str, "ToolPlan"]):
         return self.setdefault(name, build_plan(tool, functions[name], resolver))
 
 
-class _CachedIR:
+class _CachedIR(msgspec.Struct):
     """A cached entry's IR, read again and decoded on first use (holding 500 modules' IR
     bytes until then would cost more memory than the rest of the entries), and used only
     if it is the IR the load checked: the same digest, and it summarizes to the summary the
     trust check passed. Otherwise (a forged or replaced entry) the module is derived again,
     in memory, and its own IR, functions and classes are used."""
 
-    __slots__ = ("_checked", "_module", "_prepared", "_reread", "_summary")
-
-    def __init__(
-        self,
-        module: types.ModuleType,
-        summary: _cache.Summary,
-        reread: Callable[[], _cache.WarmEntry | None],
-        checked: Prepared,
-    ) -> None:
-        self._module = module
-        self._summary = summary
-        self._reread = reread
-        self._checked = checked
-        self._prepared: tuple[ir.ModuleIR, Prepared] | None = None
+    module: types.ModuleType
+    summary: _cache.Summary
+    reread: Callable[[], _cache.WarmEntry | None]
+    checked: Prepared
+    found: tuple[ir.ModuleIR, Prepared] | None = None
 
     def prepared(self) -> tuple[ir.ModuleIR, Prepared]:
-        found = self._prepared
+        found = self.found
         if found is None:
-            found = self._prepared = self._load()
+            found = self.found = self._load()
         return found
 
     def _load(self) -> tuple[ir.ModuleIR, Prepared]:
-        module = self._module
+        module = self.module
         name = module.__name__
-        summary = self._summary
-        again = self._reread()
+        summary = self.summary
+        again = self.reread()
         trusted = False
         if again is not None and _cache.ir_digest(again.ir) == summary.ir_digest:
             try:
@@ -179,7 +170,7 @@ class _CachedIR:
             except (msgspec.DecodeError, RecursionError):
                 trusted = False
         if trusted:
-            _, functions, resolver = self._checked
+            _, functions, resolver = self.checked
             return module_ir, ({t.name: t for t in module_ir.tools}, functions, resolver)
         debug("toolcall: the cached IR of %s is gone or not what was checked; deriving", name)
         from toolcall._load import cold
