@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import textwrap
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 import subproc
 import toolcall
+from files import write
 from toolcall._shared.names import FORMATS
 from toolcall.cli.discover import DiscoveryError, find_modules, is_marked_source
 
@@ -58,14 +58,6 @@ WEATHER_JSON = """\
   }
 ]
 """
-
-
-def write(root: Path, relative: str, source: str = "") -> Path:
-    """Write a file under root, creating its directories."""
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(source), encoding="utf-8")
-    return path
 
 
 def marked(*names: str) -> str:

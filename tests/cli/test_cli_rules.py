@@ -11,13 +11,13 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 import subproc
 import toolcall
+from files import write
 
 BIN = Path(sys.executable).parent
 ROOT = subproc.ROOT
@@ -60,13 +60,6 @@ def script(
 
 def toolcall_cli(*args: str, cwd: Path, **options: object) -> subprocess.CompletedProcess[str]:
     return script("toolcall", *args, cwd=cwd, **options)
-
-
-def write(root: Path, relative: str, source: str = "") -> Path:
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(source), encoding="utf-8")
-    return path
 
 
 def agent_project(root: Path, body: str = CLEAN) -> Path:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from files import write
 from subproc import python
 
 TOOLS = '''
@@ -42,13 +43,6 @@ from toolcall._load import registry
 def loader(module):
     return type(module.__spec__.loader).__name__
 """
-
-
-def write(root: Path, relative: str, text: str) -> Path:
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 # A clean environment (see subproc.environment) with no cache and no auto-install.
