@@ -51,8 +51,8 @@ def _observe(module: types.ModuleType, source: object = None) -> None:
 
     ``source`` is what the loader executed (a ``warm.ExecutedSource``), ``warm.STALE``
     when the file changed after the loader validated its ``.pyc``, or None when unknown.
-    The pipeline is looked up at call time, not imported at module level: it pulls in the
-    whole library, and this module is imported by ``toolcall/__init__`` itself.
+    ``warm`` is imported at call time, not at module level: it pulls in the cache and the
+    trust check, and this module is imported by ``toolcall/__init__`` itself.
     """
     try:
         from toolcall._load import warm

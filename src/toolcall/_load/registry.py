@@ -1,6 +1,6 @@
 """The index of processed modules: the one place ``emit``, ``run`` and ``describe`` read from.
 
-An entry is built by the pipeline (``_pipeline``) and registered here; this module only
+An entry is built by the load stage (``warm``, ``cold``) and registered here; this module only
 holds and finds entries. An entry read from the cache is used as it was decoded: its schemas
 are built the first time a variant is asked for (``_render.variants``), and each tool's fast
 path on its first call, so that a warm import pays for decoding the entry and little else.
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from toolcall import ir
 from toolcall._frozen import FrozenList
 
-if TYPE_CHECKING:  # the plans module is imported by the pipeline, not by the index
+if TYPE_CHECKING:  # the plans module is imported by the load stage, not by the index
     from toolcall._dispatch.plan import Result, ToolPlan
 
 __all__ = ["ModuleEntry", "VariantLists", "current", "find", "forget", "index", "names", "register"]
@@ -99,7 +99,7 @@ index: dict[object, ModuleEntry] = {}
 """Each current entry under its module's name and under the module object itself, so that
 ``run`` and ``emit`` find it with one subscript whichever they are given (written under
 ``_lock``, read without it). Anything else (a stale module object, an unprocessed module,
-a value that is not a module) misses, and the pipeline's ``lookup`` takes over."""
+a value that is not a module) misses, and ``warm.lookup`` takes over."""
 _lock = _thread.allocate_lock()
 
 
