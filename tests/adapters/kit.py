@@ -9,7 +9,11 @@ framework's own execution path: good arguments, bad ones, a raising tool, a
 from __future__ import annotations
 
 import json
+import types
+from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 TOOLS = """
 __toolcall__ = True
@@ -68,6 +72,18 @@ ERRORS = [
     "the tool did not finish within 0.2 seconds",
 ]
 TIMEOUT = 0.2
+
+
+def tool_module(*, imports: str, context: str, who: str) -> Any:
+    """The ``module`` fixture of one adapter's tests: ``TOOLS`` with ``whoami`` taking the
+    framework's own context parameter (``context``, imported by ``imports``), so that each
+    framework is shown to inject it while toolcall leaves it out of the schema."""
+
+    @pytest.fixture
+    def module(make_module: Callable[..., types.ModuleType]) -> types.ModuleType:
+        return make_module(TOOLS.format(imports=imports, context=context, who=who))
+
+    return module
 
 
 def chat_completion(calls: list[tuple[str, dict[str, Any]]] | None, text: str = "") -> Any:

@@ -6,7 +6,6 @@ import asyncio
 import json
 import sys
 import types
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,21 +19,18 @@ pytest.importorskip("fastmcp")
 from fastmcp import Client, FastMCP  # noqa: E402
 
 import toolcall  # noqa: E402
-from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, plain  # noqa: E402
+from adapters.kit import CALLS, ERRORS, TIMEOUT, plain, tool_module  # noqa: E402
 from toolcall.adapters.fastmcp import register  # noqa: E402
 
 sys.path_hooks[:] = _HOOKS
 sys.path_importer_cache.clear()
 
 
-@pytest.fixture
-def module(make_module: Callable[..., types.ModuleType]) -> types.ModuleType:
-    source = TOOLS.format(
-        imports="from fastmcp import Context",
-        context="ctx: Context",
-        who="type(ctx).__name__",
-    )
-    return make_module(source)
+module = tool_module(
+    imports="from fastmcp import Context",
+    context="ctx: Context",
+    who="type(ctx).__name__",
+)
 
 
 def _server(module: types.ModuleType, **options: Any) -> FastMCP:

@@ -16,18 +16,14 @@ from langchain_core.messages import ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 import toolcall
-from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, plain
+from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, plain, tool_module
 from toolcall.adapters.langchain import tools
 
-
-@pytest.fixture
-def module(make_module: Callable[..., types.ModuleType]) -> types.ModuleType:
-    source = TOOLS.format(
-        imports="from langchain_core.tools import InjectedToolCallId",
-        context="call_id: Annotated[str, InjectedToolCallId]",
-        who="call_id",
-    )
-    return make_module(source)
+module = tool_module(
+    imports="from langchain_core.tools import InjectedToolCallId",
+    context="call_id: Annotated[str, InjectedToolCallId]",
+    who="call_id",
+)
 
 
 def _call(i: int, name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,6 @@ import asyncio
 import copy
 import json
 import types
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,21 +17,18 @@ from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from openai import AsyncOpenAI
 
 import toolcall
-from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, chat_completion, plain
+from adapters.kit import CALLS, ERRORS, TIMEOUT, chat_completion, plain, tool_module
 from loopback import Loopback
 from toolcall.adapters.openai_agents import tools
 
 set_tracing_disabled(True)
 
 
-@pytest.fixture
-def module(make_module: Callable[..., types.ModuleType]) -> types.ModuleType:
-    source = TOOLS.format(
-        imports="from agents import RunContextWrapper",
-        context="ctx: RunContextWrapper[dict]",
-        who="ctx.context['user']",
-    )
-    return make_module(source)
+module = tool_module(
+    imports="from agents import RunContextWrapper",
+    context="ctx: RunContextWrapper[dict]",
+    who="ctx.context['user']",
+)
 
 
 def _run(module: types.ModuleType, calls: list[tuple[str, Any]], **options: Any) -> Any:

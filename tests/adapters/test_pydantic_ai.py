@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import types
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -24,18 +23,14 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import toolcall
-from adapters.kit import CALLS, ERRORS, TIMEOUT, TOOLS, plain
+from adapters.kit import CALLS, ERRORS, TIMEOUT, plain, tool_module
 from toolcall.adapters.pydantic_ai import toolset
 
-
-@pytest.fixture
-def module(make_module: Callable[..., types.ModuleType]) -> types.ModuleType:
-    source = TOOLS.format(
-        imports="from pydantic_ai import RunContext",
-        context="ctx: RunContext[dict]",
-        who="ctx.deps['user']",
-    )
-    return make_module(source)
+module = tool_module(
+    imports="from pydantic_ai import RunContext",
+    context="ctx: RunContext[dict]",
+    who="ctx.deps['user']",
+)
 
 
 class Script:
