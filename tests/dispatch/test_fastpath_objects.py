@@ -1,7 +1,8 @@
-"""The performance work: generated paths for nested tools, lazy plans and variants, the index.
+"""The generated path of a tool taking nested objects gives exactly the general path's result
+or steps aside; plans and variants prepared on first use behave as if prepared at import.
 
-The generated path of a nested tool must give exactly the general path's result or step
-aside; plans and variants prepared on first use must behave as if prepared at import.
+Nested here means dataclasses, TypedDicts, enums and constrained values inside lists and
+objects; the last tests pin the lazy plans and variants and the module index they live in.
 """
 
 from __future__ import annotations
