@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import enum
 import math
 import re
 import uuid
@@ -11,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 import pytest
@@ -20,6 +19,7 @@ from fakes import FakeResolver
 from toolcall import ir
 from toolcall._dispatch.coerce import Invalid, build_coercer
 from toolcall._scalars import DECIMAL_PATTERN
+from zoo import Color, Level, Point
 
 T = ir.Type
 F = ir.Field
@@ -136,16 +136,6 @@ def test_any_does_not_walk_deep_values() -> None:
 
 
 # -- enums -------------------------------------------------------------------------------------
-
-
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
 
 
 LITERAL = T(kind="enum", py="literal", values=("a", 1, False))
@@ -499,11 +489,6 @@ class Line:
         if self.qty > 100:
             msg = "qty above 100"
             raise ValueError(msg)
-
-
-class Point(NamedTuple):
-    x: float
-    y: float = 0.0
 
 
 class Span(msgspec.Struct):

@@ -7,7 +7,6 @@ generated path, and the general path answers as before.
 
 from __future__ import annotations
 
-import enum
 from typing import Any
 
 import pytest
@@ -17,16 +16,7 @@ from toolcall import ir
 from toolcall._dispatch.fastpath import MISS, build_fastpath
 from toolcall._dispatch.plan import build_plan
 from toolcall._dispatch.result import Ok
-
-
-class Colour(enum.Enum):
-    RED = "red"
-    BLUE = "blue"
-
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
+from zoo import Color, Level
 
 
 class Text(str):
@@ -38,7 +28,7 @@ TOOL = ir.Tool(
     parameters=(
         ir.Parameter(
             name="colour",
-            type=ir.Type(kind="enum", py="enum", ref="m:Colour", values=("red", "blue")),
+            type=ir.Type(kind="enum", py="enum", ref="m:Color", values=("red", "green")),
         ),
         ir.Parameter(
             name="pick",
@@ -60,7 +50,7 @@ TOOL = ir.Tool(
         ),
     ),
 )
-RESOLVER = FakeResolver({"m:Colour": Colour, "m:Level": Level})
+RESOLVER = FakeResolver({"m:Color": Color, "m:Level": Level})
 
 
 def paint(colour: Any, pick: Any, levels: Any = None, maybe: Any = "x") -> tuple[Any, ...]:
@@ -83,8 +73,8 @@ def typed(value: Any) -> Any:
     "args",
     [
         {"colour": "red", "pick": 1},
-        {"colour": "blue", "pick": "a", "levels": [2, 1], "maybe": None},
-        {"colour": "blue", "pick": True, "maybe": "x"},
+        {"colour": "green", "pick": "a", "levels": [2, 1], "maybe": None},
+        {"colour": "green", "pick": True, "maybe": "x"},
         {"colour": "red", "pick": None, "levels": []},
         {"colour": "red", "pick": 2.5},
     ],
@@ -100,8 +90,8 @@ def test_exact_values_are_served_by_the_generated_path(args: dict[str, Any]) -> 
 
 def test_members_are_the_enum_members() -> None:
     fast, _ = paths()
-    assert fast({"colour": "blue", "pick": 1, "levels": [2]}) == Ok(
-        (Colour.BLUE, 1, [Level.HIGH], "x")
+    assert fast({"colour": "green", "pick": 1, "levels": [2]}) == Ok(
+        (Color.GREEN, 1, [Level.HIGH], "x")
     )
 
 
@@ -112,7 +102,7 @@ def test_members_are_the_enum_members() -> None:
         {"pick": False},  # True is a value; 1 == True, but a boolean is no integer here
         {"pick": 0},
         {"colour": Text("red")},
-        {"colour": Colour.RED},
+        {"colour": Color.RED},
         {"colour": ["red"]},
         {"levels": [1.0]},
         {"levels": [True]},
@@ -130,7 +120,7 @@ def test_values_the_general_path_accepts_beyond_the_lookup_still_run() -> None:
     """Through the plan, an integral float for an integer value is still accepted."""
     run = build_plan(TOOL, paint, RESOLVER).run
     assert run({"colour": "red", "pick": 1.0, "levels": [2.0]}) == Ok(
-        (Colour.RED, 1, [Level.HIGH], "x")
+        (Color.RED, 1, [Level.HIGH], "x")
     )
     error = run({"colour": "red", "pick": False})
     assert not isinstance(error, Ok)
@@ -148,7 +138,7 @@ def test_the_generated_code_looks_the_value_up_rather_than_calling_a_coercer() -
         )
     )
     constants = [value for name, value in free.items() if name.startswith("_k")]
-    assert {(str, "red"): Colour.RED, (str, "blue"): Colour.BLUE} in constants
+    assert {(str, "red"): Color.RED, (str, "green"): Color.GREEN} in constants
     assert {(int, 1): Level.LOW, (int, 2): Level.HIGH} in constants
     assert not any(callable(value) for value in constants)
 
