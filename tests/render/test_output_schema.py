@@ -38,53 +38,19 @@ from toolcall import ir
 from toolcall._render.output import output_schema
 
 SOURCE = '''
-import dataclasses
 import datetime as dt
 import decimal
-import enum
 import pathlib
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import (
-    Annotated, Any, Literal, NamedTuple, NewType, NotRequired, Optional, Required, TypedDict,
-    TypeVar,
-)
+from typing import Annotated, Any, Literal, NewType, Optional, Required, TypedDict, TypeVar
 
 import annotated_types as at
 import msgspec
 import typing_extensions
 
 import toolcall
-
-
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
-class Point(NamedTuple):
-    """A point."""
-
-    x: float
-    y: float = 0.0
-
-
-@dataclasses.dataclass
-class Box:
-    corner: Point
-    size: tuple[int, int]
-    label: str | None = None
-    tags: list[str] = dataclasses.field(default_factory=list)
-
-
-class Tag(msgspec.Struct):
-    name: str
-    weight: int = 1
+from zoo import Box, Color, Item, Level, Point, Tag
 
 
 class Renamed(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -99,12 +65,6 @@ class Tagged(msgspec.Struct, tag=True):
 class Row(msgspec.Struct, array_like=True):
     key: str
     value: decimal.Decimal
-
-
-class Item(TypedDict):
-    sku: str
-    qty: int
-    note: NotRequired[str]
 
 
 class Filters(TypedDict, total=False):

@@ -32,14 +32,12 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import enum
 import pathlib
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import (
-    Annotated, Any, Literal, NamedTuple, NewType, NotRequired, Optional, Required, TypedDict,
-    TypeVar,
+    Annotated, Any, Literal, NewType, NotRequired, Optional, Required, TypedDict, TypeVar,
 )
 
 import annotated_types
@@ -47,6 +45,7 @@ import msgspec
 import typing_extensions
 
 import toolcall
+from zoo import Color, Level, Point
 
 __toolcall__ = True
 
@@ -74,25 +73,6 @@ Location = tuple[float, float]
 """A lat/lon pair."""
 
 
-class Color(enum.Enum):
-    """A colour."""
-
-    RED = "red"
-    GREEN = "green"
-
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
-class Point(NamedTuple):
-    """A point."""
-
-    x: float
-    y: float = 0.0
-
-
 class Tag(msgspec.Struct):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=20, pattern="^[a-z]+$")]
     weight: float = 1.0
@@ -118,7 +98,7 @@ class Node:
 
 
 @dataclass
-class Box:
+class Bounds:
     low: Annotated[int, annotated_types.Ge(0), annotated_types.Lt(10)]
     ratio: Annotated[
         float, annotated_types.Gt(0), annotated_types.Le(1), annotated_types.MultipleOf(0.5)
@@ -166,7 +146,7 @@ def structured(
     point: Point,
     tag: Tag,
     tree: Node,
-    box: Box,
+    bounds: Bounds,
     tags: list[Tag] | None = None,
     either: Point | Tag | None = None,
 ) -> None:
