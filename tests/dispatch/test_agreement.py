@@ -72,45 +72,20 @@ BROAD = "tc_agreement_tools"
 FUTURE = "tc_agreement_future"  # the same tools under ``from __future__ import annotations``
 
 SOURCE = """
-import dataclasses
 import datetime
 import decimal
-import enum
 import pathlib
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import (
-    Annotated, Any, Literal, NamedTuple, NewType, NotRequired, Optional, TypedDict, TypeVar,
-)
+from typing import Annotated, Any, Literal, NewType, NotRequired, Optional, TypedDict, TypeVar
 
 import annotated_types as at
 import msgspec
 
 import toolcall
+from zoo import Box, Color, PlainLevel, Point
 
 __toolcall__ = True
-
-
-class Color(enum.Enum):
-    RED = "red"
-    GREEN = "green"
-
-
-class Level(enum.Enum):
-    LOW = 1
-    HIGH = 2
-
-
-class Point(NamedTuple):
-    x: float
-    y: float = 0.0
-
-
-@dataclasses.dataclass
-class Box:
-    corner: Point
-    size: tuple[int, int]
-    label: str | None = None
 
 
 class Tag(msgspec.Struct):
@@ -177,7 +152,9 @@ def objects(
     return None
 
 
-def enums(color: Color, level: Level = Level.LOW, levels: list[Level] | None = None) -> None:
+def enums(
+    color: Color, level: PlainLevel = PlainLevel.LOW, levels: list[PlainLevel] | None = None
+) -> None:
     return None
 
 
