@@ -22,44 +22,18 @@ from toolcall._dispatch.result import Err, Ok
 from work import count_calls
 
 SOURCE = """
-import dataclasses
 import datetime
 import decimal
-import enum
 import uuid
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 import annotated_types
 import msgspec
 
 import toolcall
+from zoo import Color, Item, PlainLevel, Spot, Tag
 
 __toolcall__ = True
-
-
-class Color(enum.Enum):
-    RED = "red"
-    BLUE = "blue"
-
-
-class Level(enum.Enum):
-    LOW = 1
-    HIGH = 2
-
-
-@dataclasses.dataclass
-class Point:
-    x: float
-    y: float = 0.0
-
-
-class Line(TypedDict):
-    sku: str
-    qty: int
-
-
-class Tag(msgspec.Struct):
-    name: str
 
 
 def scalars(s: str, i: int, f: float, b: bool, maybe: int | None = None) -> None:
@@ -75,8 +49,8 @@ def nested(v: list[list[list[int]]]) -> None:
 
 
 def shapes(
-    p: Point,
-    lines: list[Line],
+    p: Spot,
+    lines: list[Item],
     t: tuple[int, str],
     s: set[Any],
     m: dict[str, int],
@@ -85,7 +59,7 @@ def shapes(
     return None
 
 
-def choices(c: Color, lv: Level, lit: Literal["a", 1, True], u: int | list[str]) -> None:
+def choices(c: Color, lv: PlainLevel, lit: Literal["a", 1, True], u: int | list[str]) -> None:
     return None
 
 
