@@ -16,24 +16,13 @@ from toolcall._scalars import DECIMAL_PATTERN, INTEGER_STRING_PATTERN
 
 PRELUDE = """
 __toolcall__ = True
-import dataclasses, datetime, decimal, enum, pathlib, typing, uuid
-from typing import Annotated, Any, Literal, NamedTuple, NewType, Optional, TypeVar, TypedDict
+import datetime, decimal, pathlib, typing, uuid
+from typing import Annotated, Any, Literal, NewType, Optional, TypeVar, TypedDict
 from typing import NotRequired, Required
 from collections.abc import Mapping, Sequence
 import annotated_types, msgspec, typing_extensions
 import toolcall
-
-class Color(enum.Enum):
-    RED = "red"
-    BLUE = "blue"
-
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-class Item(TypedDict):
-    sku: str
-    qty: int
+from zoo import Color, Item, Level, Point, Spot, Tag
 
 class Partial(TypedDict, total=False):
     a: Required[int]
@@ -42,19 +31,6 @@ class Partial(TypedDict, total=False):
 class ExtItem(typing_extensions.TypedDict):
     a: int
     b: typing_extensions.NotRequired[str]
-
-@dataclasses.dataclass
-class Point:
-    x: float
-    y: float = 0.0
-
-class Pair(NamedTuple):
-    left: int
-    right: int = 0
-
-class Box(msgspec.Struct):
-    width: int
-    label: str = "box"
 
 UserId = NewType("UserId", int)
 Num = TypeVar("Num", bound=float)
@@ -100,7 +76,7 @@ def reason(module, value) -> str | None:
         ("Optional[str]", {"type": ["string", "null"]}),
         ("Literal['a', 'b']", {"type": "string", "enum": ["a", "b"]}),
         ("Literal[1, 2]", {"type": "integer", "enum": [1, 2]}),
-        ("Color", {"type": "string", "enum": ["red", "blue"]}),
+        ("Color", {"type": "string", "enum": ["red", "green"], "description": "A colour."}),
         ("Level", {"type": "integer", "enum": [1, 2]}),
         ("list[int]", {"type": "array", "items": {"type": "integer"}}),
         ("list", {"type": "array", "items": {}}),
@@ -127,7 +103,11 @@ def reason(module, value) -> str | None:
             "Item",
             {
                 "type": "object",
-                "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+                "properties": {
+                    "sku": {"type": "string"},
+                    "qty": {"type": "integer"},
+                    "note": {"type": "string"},
+                },
                 "required": ["sku", "qty"],
                 "additionalProperties": False,
             },
@@ -151,7 +131,7 @@ def reason(module, value) -> str | None:
             },
         ),
         (
-            "Point",
+            "Spot",
             {
                 "type": "object",
                 "properties": {"x": {"type": "number"}, "y": {"type": "number", "default": 0.0}},
@@ -160,26 +140,24 @@ def reason(module, value) -> str | None:
             },
         ),
         (
-            "Pair",
+            "Point",
             {
                 "type": "object",
-                "properties": {
-                    "left": {"type": "integer"},
-                    "right": {"type": "integer", "default": 0},
-                },
-                "required": ["left"],
+                "description": "A point.",
+                "properties": {"x": {"type": "number"}, "y": {"type": "number", "default": 0.0}},
+                "required": ["x"],
                 "additionalProperties": False,
             },
         ),
         (
-            "Box",
+            "Tag",
             {
                 "type": "object",
                 "properties": {
-                    "width": {"type": "integer"},
-                    "label": {"type": "string", "default": "box"},
+                    "name": {"type": "string"},
+                    "weight": {"type": "integer", "default": 1},
                 },
-                "required": ["width"],
+                "required": ["name"],
                 "additionalProperties": False,
             },
         ),
@@ -277,12 +255,12 @@ def test_run_hands_the_function(typed, annotation, value, expected):
 
 def test_restores_classes(typed):
     """Dataclass, NamedTuple and Struct arrive as instances, defaults applied."""
-    point = call(typed("Point"), {"x": 1}).value
-    assert (type(point).__name__, point.x, point.y) == ("Point", 1.0, 0.0)
-    pair = call(typed("Pair"), {"left": 3}).value
-    assert (type(pair).__name__, tuple(pair)) == ("Pair", (3, 0))
-    box = call(typed("Box"), {"width": 2}).value
-    assert (type(box).__name__, box.width, box.label) == ("Box", 2, "box")
+    spot = call(typed("Spot"), {"x": 1}).value
+    assert (type(spot).__name__, spot.x, spot.y) == ("Spot", 1.0, 0.0)
+    point = call(typed("Point"), {"x": 3}).value
+    assert (type(point).__name__, tuple(point)) == ("Point", (3.0, 0.0))
+    tag = call(typed("Tag"), {"name": "a"}).value
+    assert (type(tag).__name__, tag.name, tag.weight) == ("Tag", "a", 1)
     member = call(typed("Level"), 2).value
     assert (type(member).__name__, member.name) == ("Level", "HIGH")
 
@@ -299,7 +277,7 @@ def test_restores_classes(typed):
         ("float", float("nan"), "not_finite"),
         ("bool", 1, "expected_boolean"),
         ("Literal['a', 'b']", "c", "not_in_enum"),
-        ("Color", "green", "not_in_enum"),
+        ("Color", "blue", "not_in_enum"),
         ("datetime.datetime", "yesterday", "invalid_datetime"),
         ("datetime.date", "2024-13-01", "invalid_date"),
         ("datetime.time", "25:00", "invalid_time"),
@@ -325,7 +303,7 @@ def test_nested_path_and_restoration(make_module):
     module = make_module(
         PRELUDE
         + """
-def order(items: list[Item], where: Point, tags: set[str] = frozenset()) -> Any:
+def order(items: list[Item], where: Spot, tags: set[str] = frozenset()) -> Any:
     return items, where, tags
 """
     )
@@ -336,7 +314,7 @@ def order(items: list[Item], where: Point, tags: set[str] = frozenset()) -> Any:
     )
     items, where, tags = ok.value
     assert items == [{"sku": "a", "qty": 1}]
-    assert type(where).__name__ == "Point"
+    assert type(where).__name__ == "Spot"
     assert tags == {"x"}
     bad = toolcall.run(
         module,
