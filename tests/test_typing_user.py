@@ -1,4 +1,4 @@
-"""Issue 15 item 6: a user's program that hands toolcall's results to the SDKs type-checks.
+"""A user's program that hands toolcall's results to the SDKs type-checks (issue 15.6).
 
 ``mypy --strict`` (the venv's) runs over a small program written the way the docs show: the
 OpenAI helpers' messages extend a ``list[ChatCompletionMessageParam]``, the Anthropic results

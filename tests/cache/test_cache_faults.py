@@ -1,4 +1,4 @@
-"""Issue 5 item 6: the cache under faults, with real files and real processes.
+"""No fault of the disk or of a process breaks an import or leaves an entry that lies (issue 5.6).
 
 A process killed mid-write, a full / forbidden / read-only disk, a symlink planted at an
 entry, a tampered entry and eight processes racing to write one entry: none of them may break

@@ -1,4 +1,4 @@
-"""What a cold derivation costs besides its own work (issue 23): garbage-collector passes.
+"""A cold derivation leaves little garbage and triggers few collector passes (issue 23).
 
 At 10,000 tools the collector was a sixth of a cold start: full collections, each walking
 every live object, triggered by objects that were garbage within a millisecond (a module's

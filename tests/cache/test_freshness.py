@@ -1,6 +1,6 @@
-"""Issue 10 / SPEC section 6 (Freshness, Production loudness, No side effects), in real
-processes: an entry describes exactly the source that ran, a sourceless deployment is never
-silently degraded or deleted, and the hook changes nothing about other imports.
+"""An entry describes exactly the source that ran, a sourceless deployment is never silently
+degraded or deleted, and the hook changes nothing about other imports, in real processes
+(SPEC section 6: Freshness, Production loudness, No side effects; issue 10).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23: a module's schemas are stored as a table of distinct nodes and built once each.
+"""A module's schemas are stored as a table of distinct nodes and built once each (issue 23).
 
 The table is what a warm process reads instead of one rendered copy per format: it must give
 back exactly what was rendered (types kept apart, order kept), share what repeats, and refuse

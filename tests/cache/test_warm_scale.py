@@ -1,4 +1,4 @@
-"""Issue 23: what a warm load of one module costs, pinned as counts (never timings).
+"""A warm load does per tool only what it must, pinned as counts, never timings (issue 23).
 
 At 10,000 tools the cost per tool is what counts: a warm load reads one file, decodes its
 head and summary only, checks each tool's name and defaults and each distinct class once,

@@ -1,4 +1,4 @@
-"""The command line as a new user meets it (issue 15), through the real console scripts.
+"""The command line says what a new user needs, through the real console scripts (issue 15).
 
 Each test runs ``bin/toolcall`` or ``bin/toolcall-cache`` of this interpreter's environment in
 a fresh process, with this checkout's ``src`` first on ``PYTHONPATH`` (``tests/subproc.py``).

@@ -1,4 +1,4 @@
-"""Issue 21, item 1: no annotation takes derivation down, and what it emits means what run does.
+"""No annotation takes derivation down, and what it emits means what run does (issue 21.1).
 
 A grammar of typing constructs and pydantic / annotated-types / msgspec metadata (nested,
 optional, unions, ``Annotated`` stacks, ``Field`` in every placement, constructs JSON cannot

@@ -1,4 +1,4 @@
-"""Schema and dispatch agree: what describe() allows, run accepts, and the converse (issue 5.5).
+"""What describe() allows, run accepts, and what run accepts, describe() allows (issue 5.5).
 
 For every tool of ``examples.weather``, ``examples.orders`` and a broad module covering SPEC 3's
 types, hypothesis (with hypothesis-jsonschema for the scalars) and a table of edge values check:

@@ -1,4 +1,4 @@
-"""Issue 21: what a parameter's annotation does at dispatch, on every path.
+"""A parameter's annotated default or validator holds on every dispatch path (issue 21).
 
 A default written as ``Annotated[T, Field(default=...)]`` has no Python default behind it, and a
 pydantic validator is invisible in the IR: the generated fast path must not take such a tool

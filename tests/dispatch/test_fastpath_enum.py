@@ -1,4 +1,4 @@
-"""Enums and Literals on the generated fast path (issue 23): one lookup by exact type and value.
+"""The generated path finds an enum or Literal member by one lookup by type and value (issue 23).
 
 The lookup is the coercer's own first step, on the coercer's own table; every value it does not
 find (an integral float for an integer value, a subclass, something unhashable) leaves the

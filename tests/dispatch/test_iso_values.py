@@ -1,4 +1,4 @@
-"""Issue 21: date-times, times and durations are read as pydantic reads them in JSON mode.
+"""Date-times, times and durations are read as pydantic reads them in JSON mode (issue 21).
 
 Every peer (pydantic, so FastMCP and the Agents SDK) accepts a naive ``"2025-06-01T12:00:00"``
 for a ``datetime`` and ``"04:45"`` for a ``time``; refusing them made models invent an offset.

@@ -1,4 +1,4 @@
-"""Lenient JSON strings: a nested array or object sent as JSON text (issue 5, item 3)."""
+"""A nested array or object sent as JSON text is read as the value it spells (issue 5.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Error messages a model can act on, bounded whatever the input (SPEC 5, issues 12.5-6, 15.5)."""
+"""An error message says what to fix, in bounded length (SPEC 5; issues 12.5-6, 15.5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10 / SPEC section 6 (Trust, Freshness): an entry is data, never authority.
+"""A cache entry is data, never authority (SPEC section 6: Trust, Freshness; issue 10).
 
 Forged entries are built with the cache's own encoder (``read_entry`` then ``write_entry``
 of a modified copy), so they pass every integrity check a damaged file would fail: only the

@@ -1,4 +1,4 @@
-"""Issue 22 item 1: who may reach a tool over HTTP, proven on real processes on loopback."""
+"""Only an authenticated client reaches a tool over HTTP, shown on real processes (issue 22.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Issue 24: what a red team found, each through a real ``serve-mcp`` on loopback.
+"""No client can stop, stall or trick ``serve-mcp``, each attack a red team found run on loopback
+(issue 24).
 
 Counts and outcomes only: a wait is bounded (it fails the test when it runs out), never a
 measure of speed.

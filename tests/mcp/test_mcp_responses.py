@@ -1,4 +1,4 @@
-"""Issue 22: JSON responses where streaming is not needed.
+"""``serve-mcp`` answers with one JSON body where no tool needs a stream (issue 22).
 
 ``serve-mcp`` answers a request with one JSON body unless one of its tools takes a
 ``Context``: only such a tool sends messages while it runs (progress, logs), and only an SSE

@@ -1,4 +1,5 @@
-"""Issue 22 items 2-4 and 24 item 4: shutdown, workers, the deployment recipe, a bounded load.
+"""A served module shuts down without losing a call, spreads over workers and bears a bounded load
+(issues 22.2-4, 24.4).
 
 Real processes on loopback and the SDK's client; counts and outcomes, never timings.
 """

@@ -1,4 +1,4 @@
-"""SPEC 3b, issue 21: pydantic's JSON-schema metadata means what pydantic means.
+"""Pydantic's JSON-schema metadata means what pydantic means (SPEC 3b, issue 21).
 
 ``WithJsonSchema``, ``SkipJsonSchema``, ``json_schema_extra``, ``Field`` defaults inside
 ``Annotated``, pydantic types with a ``Field`` default, ``Discriminator``/``Tag`` unions and the

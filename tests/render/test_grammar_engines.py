@@ -1,4 +1,4 @@
-"""Issues 12 and 25: every variant meets the grammar engines that enforce tool schemas locally.
+"""Every variant compiles in the grammar engines that enforce tool schemas locally (issues 12, 25).
 
 vLLM and SGLang constrain a model's tool call with xgrammar or llguidance, compiled from the
 tool's parameters schema, and llama.cpp with the GBNF grammar its converter writes; an engine

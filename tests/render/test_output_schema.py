@@ -1,4 +1,4 @@
-"""Issue 12.1, output side: what ``encode_result`` writes validates against ``output_schema``.
+"""What ``encode_result`` writes validates against ``output_schema`` (issue 12.1, output side).
 
 An MCP client (the TypeScript SDK, hence the MCP Inspector) validates ``structuredContent``
 against the tool's ``outputSchema`` with format checks on, and loses the whole call when it
@@ -37,7 +37,7 @@ from budget import examples
 from toolcall import ir
 from toolcall._render.output import output_schema
 
-SOURCE = '''
+SOURCE = """
 import datetime as dt
 import decimal
 import pathlib
@@ -132,7 +132,7 @@ def f_string_integer(value: Annotated[int, toolcall.Param(wire="string_integer")
 def f_unresolved(value: Opaque) -> None: ...
 def f_union(value: Point | Tag | None) -> None: ...
 def f_nested(value: list[dict[str, Box | None]] | None) -> None: ...
-'''
+"""
 
 NAME = "tc_output_rows"
 ROWS = [

@@ -1,5 +1,5 @@
-"""Issue 5 item 4: every emitted schema is valid JSON Schema 2020-12, and the strict variants
-stay inside OpenAI's documented strict-mode limits (``check_strict``)."""
+"""Every emitted schema is valid JSON Schema 2020-12, and the strict variants stay inside
+OpenAI's documented strict-mode limits (``check_strict``) (issue 5.4)."""
 
 from __future__ import annotations
 
