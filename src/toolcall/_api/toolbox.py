@@ -14,6 +14,7 @@ from toolcall._frozen import FrozenList
 from toolcall._load.cold import entry_from_derived
 from toolcall._load.registry import ModuleEntry
 from toolcall._load.warm import lookup
+from toolcall._shared.gather import gather
 from toolcall._shared.names import FORMATS, check_format
 
 __all__ = ["Toolbox"]
@@ -158,12 +159,7 @@ class Toolbox:
                     return await call
 
             pending = [gated(call) for call in pending]
-        answered: list[Ok[Any] | Err] = []
-        for result in await asyncio.gather(*pending, return_exceptions=True):
-            if isinstance(result, BaseException):
-                raise result
-            answered.append(result)
-        return answered
+        return await gather(pending)
 
 
 def _flatten(

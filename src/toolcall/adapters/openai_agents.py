@@ -23,9 +23,8 @@ from agents import FunctionTool, RunContextWrapper
 from agents.tool_context import ToolContext
 
 import toolcall
-from toolcall._dispatch.result import ToolError
 from toolcall.adapters._common import Source, Spec, answer, error_text, specs, subclass_of, toolbox
-from toolcall.providers._wire import _decode
+from toolcall.providers.openai import decode_arguments
 
 __all__ = ["tools"]
 
@@ -63,8 +62,8 @@ def _function_tool(
     arun = box.arun
 
     async def invoke(context: ToolContext[Any], arguments: str) -> Any:
-        args = _decode(arguments)
-        if isinstance(args, ToolError):
+        args = decode_arguments(arguments)
+        if isinstance(args, toolcall.ToolError):
             return error_text(args)
         result = await arun(name, args, inject=spec.inject(context), timeout=timeout)
         value, error = answer(name, result)

@@ -1,0 +1,87 @@
+"""Anthropic's Messages API: ``tool_use`` blocks in, ``tool_result`` blocks out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
+
+from toolcall import Err, Ok
+from toolcall.providers._wire import (
+    Call,
+    Provider,
+    SupportsArun,
+    SupportsRun,
+    check_type,
+    content,
+    field,
+    items,
+    optional,
+)
+
+__all__ = [
+    "AnthropicToolResult",
+    "aanthropic_tool_result",
+    "aanthropic_tool_results",
+    "anthropic_tool_result",
+    "anthropic_tool_results",
+]
+
+
+class _AnthropicToolResult(TypedDict):
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: str
+    is_error: NotRequired[bool]
+
+
+if TYPE_CHECKING:  # the SDK's own type, to a checker (see toolcall.providers._wire)
+    from anthropic.types import ToolResultBlockParam as AnthropicToolResult
+else:
+    AnthropicToolResult: TypeAlias = _AnthropicToolResult
+
+
+def _read(block: Any) -> Call:
+    what = "an Anthropic tool_use block"
+    check_type(block, "tool_use", what)
+    return Call(field(block, "id", what), field(block, "name", what), field(block, "input", what))
+
+
+def _calls(message: Any) -> list[Any]:
+    return [
+        block
+        for block in items(message, "content", "an assistant message")
+        if optional(block, "type") == "tool_use"
+    ]
+
+
+def _write(call: Call, result: Ok[Any] | Err) -> AnthropicToolResult:
+    """The result block; ``is_error`` as well as the error text, since this API has a place
+    for it."""
+    text, failed = content(call, result)
+    block: AnthropicToolResult = {"type": "tool_result", "tool_use_id": call.id, "content": text}
+    if failed:
+        block["is_error"] = True
+    return block
+
+
+_ANTHROPIC = Provider(_read, _calls, _write)
+
+
+def anthropic_tool_result(toolbox: SupportsRun, block: Any) -> AnthropicToolResult:
+    """Run one ``tool_use`` block; the ``tool_result`` block that answers it."""
+    return _ANTHROPIC.answer(toolbox, block)
+
+
+def anthropic_tool_results(toolbox: SupportsRun, message: Any) -> list[AnthropicToolResult]:
+    """One ``tool_result`` per ``tool_use`` block of an assistant message (its ``content``, or
+    the list itself): the content of the next user message."""
+    return _ANTHROPIC.answer_all(toolbox, message)
+
+
+async def aanthropic_tool_result(toolbox: SupportsArun, block: Any) -> AnthropicToolResult:
+    """Like :func:`anthropic_tool_result`, awaiting the call."""
+    return await _ANTHROPIC.aanswer(toolbox, block)
+
+
+async def aanthropic_tool_results(toolbox: SupportsArun, message: Any) -> list[AnthropicToolResult]:
+    """Like :func:`anthropic_tool_results`, running the calls concurrently, in order."""
+    return await _ANTHROPIC.aanswer_all(toolbox, message)

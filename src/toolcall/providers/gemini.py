@@ -1,0 +1,95 @@
+"""Gemini (google-genai): ``FunctionCall`` parts in, ``function_response`` parts out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
+
+import msgspec
+
+from toolcall import Err, Ok
+from toolcall.providers._wire import (
+    Call,
+    Provider,
+    SupportsArun,
+    SupportsRun,
+    content,
+    field,
+    items,
+    optional,
+)
+
+__all__ = [
+    "GeminiFunctionResponse",
+    "agemini_function_responses",
+    "gemini_function_response",
+    "gemini_function_responses",
+]
+
+_decoder = msgspec.json.Decoder()
+
+
+class _GeminiFunctionResponse(TypedDict):
+    function_response: dict[str, Any]
+
+
+if TYPE_CHECKING:  # the SDK's own type, to a checker (see toolcall.providers._wire)
+    from google.genai.types import PartDict as GeminiFunctionResponse
+else:
+    GeminiFunctionResponse: TypeAlias = _GeminiFunctionResponse
+
+
+def _read(call: Any) -> Call:
+    """A ``FunctionCall`` (or a ``Part`` holding one, or the same as dicts)."""
+    inner = optional(call, "function_call")
+    if inner is not None:
+        call = inner
+    args = optional(call, "args")
+    what = "a Gemini function call"
+    return Call(optional(call, "id"), field(call, "name", what), {} if args is None else args)
+
+
+def _calls(response: Any) -> list[Any]:
+    """The function calls of a ``GenerateContentResponse``, a ``Content`` or a list."""
+    if isinstance(response, list | tuple):
+        return [item for item in response if _is_call(item)]
+    calls = optional(response, "function_calls")
+    if calls is not None:
+        return list(calls)
+    return [part for part in items(response, "parts", "a Content") if _is_call(part)]
+
+
+def _is_call(item: Any) -> bool:
+    return optional(item, "function_call") is not None or optional(item, "name") is not None
+
+
+def _write(call: Call, result: Ok[Any] | Err) -> GeminiFunctionResponse:
+    """The ``function_response`` part; its ``response`` is the value as JSON (an object, not
+    text, is what this API takes), under ``output``, or the error object itself."""
+    text, failed = content(call, result)
+    response = _decoder.decode(text)
+    answered: Any = {"name": call.name, "response": response if failed else {"output": response}}
+    if call.id is not None:
+        answered["id"] = call.id
+    return {"function_response": answered}
+
+
+_GEMINI = Provider(_read, _calls, _write)
+
+
+def gemini_function_response(toolbox: SupportsRun, call: Any) -> GeminiFunctionResponse:
+    """Run one ``FunctionCall`` (or a ``Part`` holding one); the ``function_response`` part."""
+    return _GEMINI.answer(toolbox, call)
+
+
+def gemini_function_responses(toolbox: SupportsRun, response: Any) -> list[GeminiFunctionResponse]:
+    """One ``function_response`` part per function call of a ``GenerateContentResponse``
+    (its ``function_calls``), a ``Content`` (its parts) or a list: the parts of the next
+    ``Content(role="user", parts=...)``."""
+    return _GEMINI.answer_all(toolbox, response)
+
+
+async def agemini_function_responses(
+    toolbox: SupportsArun, response: Any
+) -> list[GeminiFunctionResponse]:
+    """Like :func:`gemini_function_responses`, running the calls concurrently, in order."""
+    return await _GEMINI.aanswer_all(toolbox, response)

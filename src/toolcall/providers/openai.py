@@ -1,0 +1,211 @@
+"""OpenAI's Chat Completions (``tool_calls``) and Responses (``function_call`` items).
+
+Both send ``arguments`` as JSON text, which :func:`decode_arguments` reads (the OpenAI Agents
+adapter too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
+
+import msgspec
+
+from toolcall import Err, Ok, ToolError
+from toolcall.providers._wire import (
+    Call,
+    Provider,
+    SupportsArun,
+    SupportsRun,
+    check_type,
+    content,
+    field,
+    items,
+    optional,
+)
+
+__all__ = [
+    "OpenAIToolMessage",
+    "ResponsesFunctionCallOutput",
+    "aopenai_tool_message",
+    "aopenai_tool_messages",
+    "aresponses_output",
+    "aresponses_outputs",
+    "decode_arguments",
+    "openai_tool_message",
+    "openai_tool_messages",
+    "responses_output",
+    "responses_outputs",
+    "responses_tools",
+]
+
+_decoder = msgspec.json.Decoder()
+
+
+class _OpenAIToolMessage(TypedDict):
+    role: Literal["tool"]
+    tool_call_id: str
+    content: str
+
+
+class _ResponsesFunctionCallOutput(TypedDict):
+    type: Literal["function_call_output"]
+    call_id: str
+    output: str
+
+
+if TYPE_CHECKING:  # the SDK's own types, to a checker (see toolcall.providers._wire)
+    from openai.types.chat import ChatCompletionToolMessageParam as OpenAIToolMessage
+    from openai.types.responses.response_input_param import (
+        FunctionCallOutput as ResponsesFunctionCallOutput,
+    )
+else:
+    OpenAIToolMessage: TypeAlias = _OpenAIToolMessage
+    ResponsesFunctionCallOutput: TypeAlias = _ResponsesFunctionCallOutput
+
+
+def decode_arguments(arguments: Any) -> Any:
+    """JSON text to the arguments it holds; anything else is handed to ``run`` as it is.
+
+    Text that is not JSON is the ``invalid_arguments`` error that answers the call, returned
+    rather than raised: the model wrote it and can write it again. Blank text means ``{}``:
+    some OpenAI-compatible servers send ``""`` for a call without arguments.
+    """
+    if isinstance(arguments, str | bytes | bytearray):
+        if not arguments.strip():
+            return {}
+        try:
+            return _decoder.decode(arguments)
+        except (msgspec.DecodeError, UnicodeError) as exc:
+            detail = str(exc)
+        except RecursionError:
+            detail = "nested too deeply"
+        return ToolError.invalid_arguments(arguments, detail)
+    return arguments
+
+
+# Chat Completions.
+
+
+def _chat_call(tool_call: Any) -> Call:
+    what = "an OpenAI tool call"
+    check_type(tool_call, "function", what)
+    function = field(tool_call, "function", what)
+    return Call(
+        field(tool_call, "id", what),
+        field(function, "name", "a tool call's function"),
+        decode_arguments(field(function, "arguments", "a tool call's function")),
+    )
+
+
+def _chat_calls(message: Any) -> list[Any]:
+    return [
+        call
+        for call in items(message, "tool_calls", "an assistant message")
+        if optional(call, "type") in ("function", None)
+    ]
+
+
+def _chat_message(call: Call, result: Ok[Any] | Err) -> OpenAIToolMessage:
+    text, _ = content(call, result)
+    return {"role": "tool", "tool_call_id": call.id, "content": text}
+
+
+_CHAT = Provider(_chat_call, _chat_calls, _chat_message)
+
+
+def openai_tool_message(toolbox: SupportsRun, tool_call: Any) -> OpenAIToolMessage:
+    """Run one ``tool_calls`` entry; the ``role: tool`` message that answers it."""
+    return _CHAT.answer(toolbox, tool_call)
+
+
+def openai_tool_messages(toolbox: SupportsRun, message: Any) -> list[OpenAIToolMessage]:
+    """One tool message per function call of an assistant message (its ``tool_calls``, or
+    the list itself); append them after the assistant message."""
+    return _CHAT.answer_all(toolbox, message)
+
+
+async def aopenai_tool_message(toolbox: SupportsArun, tool_call: Any) -> OpenAIToolMessage:
+    """Like :func:`openai_tool_message`, awaiting the call."""
+    return await _CHAT.aanswer(toolbox, tool_call)
+
+
+async def aopenai_tool_messages(toolbox: SupportsArun, message: Any) -> list[OpenAIToolMessage]:
+    """Like :func:`openai_tool_messages`, running the calls concurrently (a model's parallel
+    tool calls), the messages in the calls' order."""
+    return await _CHAT.aanswer_all(toolbox, message)
+
+
+# Responses.
+
+
+def _responses_call(item: Any) -> Call:
+    what = "a Responses function_call item"
+    check_type(item, "function_call", what)
+    return Call(
+        field(item, "call_id", what),
+        field(item, "name", what),
+        decode_arguments(field(item, "arguments", what)),
+    )
+
+
+def _responses_calls(response: Any) -> list[Any]:
+    return [
+        item
+        for item in items(response, "output", "a response")
+        if optional(item, "type") == "function_call"
+    ]
+
+
+def _responses_item(call: Call, result: Ok[Any] | Err) -> ResponsesFunctionCallOutput:
+    text, _ = content(call, result)
+    return {"type": "function_call_output", "call_id": call.id, "output": text}
+
+
+_RESPONSES = Provider(_responses_call, _responses_calls, _responses_item)
+
+
+def responses_output(toolbox: SupportsRun, item: Any) -> ResponsesFunctionCallOutput:
+    """Run one ``function_call`` output item; the ``function_call_output`` input item."""
+    return _RESPONSES.answer(toolbox, item)
+
+
+def responses_outputs(toolbox: SupportsRun, response: Any) -> list[ResponsesFunctionCallOutput]:
+    """One output item per ``function_call`` of a response (its ``output``, or the list
+    itself); send them as input after the response's output items."""
+    return _RESPONSES.answer_all(toolbox, response)
+
+
+async def aresponses_output(toolbox: SupportsArun, item: Any) -> ResponsesFunctionCallOutput:
+    """Like :func:`responses_output`, awaiting the call."""
+    return await _RESPONSES.aanswer(toolbox, item)
+
+
+async def aresponses_outputs(
+    toolbox: SupportsArun, response: Any
+) -> list[ResponsesFunctionCallOutput]:
+    """Like :func:`responses_outputs`, running the calls concurrently, in order."""
+    return await _RESPONSES.aanswer_all(toolbox, response)
+
+
+def responses_tools(tools: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``emit(..., "openai")`` tools in the Responses API's flat form.
+
+    The Responses API takes function tools flat (``{"type": "function", "name", ...}``) rather
+    than nested under ``"function"``. ``strict`` is always set: the Responses API treats an
+    absent one as ``true``, which a schema rendered without ``strict=True`` does not satisfy.
+    Tools already flat, and tools of other types, pass through unchanged.
+    """
+    flat: list[Mapping[str, Any]] = []
+    for tool in tools:
+        function = tool.get("function")
+        if tool.get("type") != "function" or not isinstance(function, Mapping):
+            flat.append(tool)
+            continue
+        converted: dict[str, Any] = {"type": "function", "name": function["name"]}
+        if "description" in function:
+            converted["description"] = function["description"]
+        converted["parameters"] = function.get("parameters")
+        converted["strict"] = bool(function.get("strict", False))
+        flat.append(converted)
+    return flat
