@@ -20,15 +20,18 @@ A network server must not let one tool decide for everyone. So every call here:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
 from functools import partial
 from typing import Any, Final
 
 import anyio
+import msgspec
 
 import toolcall
 from toolcall._dispatch.result import tool_raised
@@ -72,9 +75,48 @@ class Departure:
     def unwatch(self, scope: anyio.CancelScope) -> None:
         self._scopes.discard(scope)
 
+    @contextlib.asynccontextmanager
+    async def watching(self, scope: anyio.CancelScope) -> AsyncIterator[None]:
+        """:meth:`watch` ``scope`` for as long as its call runs."""
+        self.watch(scope)
+        try:
+            yield
+        finally:
+            self.unwatch(scope)
+
+
+Watching = Callable[[anyio.CancelScope], AbstractAsyncContextManager[object]]
+"""Cancels the scope it is given, while its call runs, when the call's client leaves."""
 
 Watcher = Callable[[anyio.CancelScope], Coroutine[Any, Any, None]]
 """Cancels the scope it is given when the call's client leaves (run as a task)."""
+
+
+@contextlib.asynccontextmanager
+async def watch_beside(watcher: Watcher, scope: anyio.CancelScope) -> AsyncIterator[None]:
+    """Run ``watcher`` as a task beside the call, for as long as the call runs: the
+    :data:`Watching` of a client that tells of its leaving only to a reader."""
+    async with anyio.create_task_group() as group:
+        group.start_soon(watcher, scope)
+        try:
+            yield
+        finally:
+            group.cancel_scope.cancel()
+
+
+def _unwatched(scope: anyio.CancelScope) -> AbstractAsyncContextManager[object]:
+    return contextlib.nullcontext()
+
+
+class _Call(msgspec.Struct, frozen=True):
+    """One ``tools/call`` on its way from admission to the tool."""
+
+    name: str
+    request_id: str
+    threaded: bool
+    sync: Callable[[], _Result]
+    coroutine: Callable[[], Awaitable[_Result]]
+    watching: Watching
 
 
 class CallLimits:
@@ -215,39 +257,26 @@ class Calls:
         threaded: bool,
         sync: Callable[[], _Result],
         coroutine: Callable[[], Awaitable[_Result]],
-        gone: Departure | Watcher | None,
+        watching: Watching | None,
     ) -> _Result:
-        """Run one call under the limits; ``gone`` tells when its client leaves."""
+        """Run one call under the limits; ``watching`` cancels it when its client leaves."""
+        call = _Call(name, request_id, threaded, sync, coroutine, watching or _unwatched)
         started = time.perf_counter()
         try:
-            result = await self._admit(name, threaded, sync, coroutine, gone)
+            result = await self._admit(call)
         except anyio.get_cancelled_exc_class():  # the SDK cancelled it: its client left
             if self.limits.log:
-                self._log(request_id, name, "cancelled", started, "")
+                _log_call(call, "cancelled", started, "")
             raise
         if self.limits.log:
             if isinstance(result, toolcall.Ok):
-                self._log(request_id, name, "ok", started, "")
+                _log_call(call, "ok", started, "")
             else:
                 error = result.error
-                self._log(request_id, name, error.kind, started, f" message={error.message!r}")
+                _log_call(call, error.kind, started, f" message={error.message!r}")
         return result
 
-    @staticmethod
-    def _log(request_id: str, name: str, kind: str, started: float, detail: str) -> None:
-        elapsed = (time.perf_counter() - started) * 1000
-        access_log.info(
-            "call id=%s tool=%s outcome=%s ms=%.1f%s", request_id, name, kind, elapsed, detail
-        )
-
-    async def _admit(
-        self,
-        name: str,
-        threaded: bool,
-        sync: Callable[[], _Result],
-        coroutine: Callable[[], Awaitable[_Result]],
-        gone: Departure | Watcher | None,
-    ) -> _Result:
+    async def _admit(self, call: _Call) -> _Result:
         if self.draining:
             return toolcall.Err(toolcall.ToolError.shutting_down())
         limit = self.limits.max_calls
@@ -257,40 +286,20 @@ class Calls:
             )
         self.running += 1
         try:
-            return await self._guarded(name, threaded, sync, coroutine, gone)
+            return await self._guarded(call)
         finally:
             self.running -= 1
             if self.running == 0 and self._idle is not None:
                 self._idle.set()
 
-    async def _guarded(
-        self,
-        name: str,
-        threaded: bool,
-        sync: Callable[[], _Result],
-        coroutine: Callable[[], Awaitable[_Result]],
-        gone: Departure | Watcher | None,
-    ) -> _Result:
+    async def _guarded(self, call: _Call) -> _Result:
         timeout = self.limits.timeout
         with anyio.CancelScope() as scope:
             self._scopes.add(scope)
             try:
-                if not callable(gone):
-                    if gone is not None:
-                        gone.watch(scope)
-                    try:
-                        with anyio.fail_after(timeout):
-                            return await self._call(name, threaded, sync, coroutine)
-                    finally:
-                        if gone is not None:
-                            gone.unwatch(scope)
-                async with anyio.create_task_group() as group:
-                    group.start_soon(gone, scope)
-                    try:
-                        with anyio.fail_after(timeout):
-                            result = await self._call(name, threaded, sync, coroutine)
-                    finally:
-                        group.cancel_scope.cancel()
+                async with call.watching(scope):
+                    with anyio.fail_after(timeout):
+                        result = await self._call(call)
                 return result
             except BaseException as exc:
                 found = _first(exc) if isinstance(exc, BaseExceptionGroup) else exc
@@ -298,7 +307,7 @@ class Calls:
                     return toolcall.Err(toolcall.ToolError.timeout(timeout))
                 if isinstance(found, anyio.get_cancelled_exc_class()) and _being_cancelled():
                     raise
-                return tool_raised(name, found)
+                return tool_raised(call.name, found)
             finally:
                 self._scopes.discard(scope)
         # this call's own scope was cancelled: its client left, or the shutdown cut it off
@@ -307,17 +316,11 @@ class Calls:
             return toolcall.Err(toolcall.ToolError.shutting_down(started=True))
         return toolcall.Err(toolcall.ToolError.cancelled())
 
-    async def _call(
-        self,
-        name: str,
-        threaded: bool,
-        sync: Callable[[], _Result],
-        coroutine: Callable[[], Awaitable[_Result]],
-    ) -> _Result:
-        if not threaded:
-            return await coroutine()
+    async def _call(self, call: _Call) -> _Result:
+        if not call.threaded:
+            return await call.coroutine()
         assert self.pool is not None
-        future = self.pool.submit(sync, partial(tool_raised, name))
+        future = self.pool.submit(call.sync, partial(tool_raised, call.name))
         if future is None:
             size = self.pool.size
             return toolcall.Err(toolcall.ToolError.busy(f"all {size} tool threads are busy"))
@@ -340,6 +343,18 @@ class Calls:
     def stuck_threads(self) -> int:
         """Pool threads still running a tool (which nothing can stop)."""
         return 0 if self.pool is None else self.pool.busy
+
+
+def _log_call(call: _Call, outcome: str, started: float, detail: str) -> None:
+    elapsed = (time.perf_counter() - started) * 1000
+    access_log.info(
+        "call id=%s tool=%s outcome=%s ms=%.1f%s",
+        call.request_id,
+        call.name,
+        outcome,
+        elapsed,
+        detail,
+    )
 
 
 def _being_cancelled() -> bool:

@@ -151,10 +151,9 @@ def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
         msg = "serve_http needs a server made by toolcall.mcp.build_server"
         raise TypeError(msg)
     auth = options.auth
-    draining = calls
 
     async def healthz(request: Request) -> JSONResponse:
-        if draining.draining:
+        if calls.draining:
             return JSONResponse({"status": "draining"}, status_code=503)
         return JSONResponse({"status": "ok"})
 

@@ -26,7 +26,6 @@ as a protocol error; with ``brief_errors`` the text is only the kind and the req
 
 from __future__ import annotations
 
-import importlib
 import logging
 import types
 import uuid
@@ -43,9 +42,8 @@ from mcp.shared.inbound import find_invalid_x_mcp_header, x_mcp_header_map
 
 import toolcall
 from toolcall import ir
-from toolcall._load.warm import lookup
 from toolcall.adapters._common import specs
-from toolcall.mcp.calls import DEPARTURE, CallLimits, Calls, Departure, Watcher
+from toolcall.mcp.calls import DEPARTURE, CallLimits, Calls, Departure, Watching, watch_beside
 
 __all__ = ["REQUEST_ID_HEADER", "Context", "Member", "build_server", "calls_of"]
 
@@ -83,7 +81,7 @@ def build_server(
     ``version`` (the ``serverInfo`` version clients see) defaults to toolcall's own.
     """
     box = toolcall.Toolbox(*members)
-    tools = _tools(members)
+    tools = {tool.name: tool for tool in box.tools()}
     structured: set[str] = set()
     listing: list[mcp_types.Tool] = []
     for definition in box.emit("mcp", strict=strict):
@@ -137,49 +135,38 @@ def calls_of(server: Server[Any]) -> Calls | None:
     return found if isinstance(found, Calls) else None
 
 
-class _Handlers:
+class _Handlers(msgspec.Struct, frozen=True):
     """The two request handlers, closed over what was prepared at construction."""
 
-    __slots__ = ("_box", "_calls", "_contexts", "_listing", "_structured", "_threaded")
-
-    def __init__(
-        self,
-        box: toolcall.Toolbox,
-        listing: list[mcp_types.Tool],
-        structured: frozenset[str],
-        threaded: frozenset[str],
-        contexts: dict[str, tuple[str, ...]],
-        calls: Calls,
-    ) -> None:
-        self._box = box
-        self._listing = listing
-        self._structured = structured
-        self._threaded = threaded
-        self._contexts = contexts
-        self._calls = calls
+    box: toolcall.Toolbox
+    listing: list[mcp_types.Tool]
+    structured: frozenset[str]
+    threaded: frozenset[str]
+    contexts: dict[str, tuple[str, ...]]
+    calls: Calls
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        return mcp_types.ListToolsResult(tools=self._listing)
+        return mcp_types.ListToolsResult(tools=self.listing)
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult:
         name = params.name
         args = {} if params.arguments is None else params.arguments
-        names = self._contexts.get(name)
+        names = self.contexts.get(name)
         inject = dict.fromkeys(names, Context(ctx)) if names else None
-        box = self._box
+        box = self.box
         request = ctx.request
         headers = getattr(request, "headers", None)
         request_id = None if headers is None else headers.get(REQUEST_ID_HEADER)
         if request_id is None:
             request_id = uuid.uuid4().hex[:16]
-        result = await self._calls.run(
+        result = await self.calls.run(
             name,
             request_id,
-            name in self._threaded,
+            name in self.threaded,
             partial(box.run, name, args, inject=inject),
             partial(box.arun, name, args, inject=inject),
             None if headers is None else _departure(request),
@@ -194,7 +181,7 @@ class _Handlers:
             message = f"the tool's result cannot be encoded as JSON: {exc}"
             return self._error(toolcall.ToolError.unencodable(message), request_id)
         content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=text)]
-        if name not in self._structured:
+        if name not in self.structured:
             return mcp_types.CallToolResult(content=content)
         structured = msgspec.json.decode(text)
         if type(structured) is not dict:
@@ -207,14 +194,14 @@ class _Handlers:
         return mcp_types.CallToolResult(content=content, structured_content=structured)
 
     def _error(self, error: toolcall.ToolError, request_id: str) -> mcp_types.CallToolResult:
-        if self._calls.limits.brief_errors:
+        if self.calls.limits.brief_errors:
             text = f"error: {error.kind} (request {request_id})"
         else:
             text = error.message
         return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=text)], is_error=True)
 
 
-def _departure(request: Any) -> Departure | Watcher | None:
+def _departure(request: Any) -> Watching | None:
     """How a call over HTTP learns that its client left, to be cancelled: the SDK notices it
     only for a 2026-protocol answer it streams, so every HTTP call is watched here.
 
@@ -225,9 +212,9 @@ def _departure(request: Any) -> Departure | Watcher | None:
     scope = getattr(request, "scope", None)
     departure = scope.get(DEPARTURE) if isinstance(scope, dict) else None
     if isinstance(departure, Departure):
-        return departure
+        return departure.watching
     receive = getattr(request, "receive", None)
-    return None if receive is None else partial(_watch_disconnect, receive)
+    return None if receive is None else partial(watch_beside, partial(_watch_disconnect, receive))
 
 
 async def _watch_disconnect(receive: Callable[[], Any], scope: anyio.CancelScope) -> None:
@@ -321,22 +308,6 @@ def _is_context(hint: Any) -> bool:
         and (klass.__module__ or "").partition(".")[0] in ("toolcall", "fastmcp", "mcp")
         for klass in hint.__mro__
     )
-
-
-def _tools(members: tuple[Member, ...]) -> dict[str, ir.Tool]:
-    """Each tool's IR, by tool name, for what the served definitions do not carry: the
-    return type and whether it is ``async``."""
-    found: dict[str, ir.Tool] = {}
-    for member in members:
-        if isinstance(member, types.ModuleType | str):
-            module = importlib.import_module(member) if isinstance(member, str) else member
-            found.update((tool.name, tool) for tool in lookup(module).ir.tools)
-        else:
-            with warnings.catch_warnings():  # the Toolbox has issued them already
-                warnings.simplefilter("ignore", toolcall.ToolcallWarning)
-                tool = toolcall.derive(member)
-            found[tool.name] = tool
-    return found
 
 
 def _output_schema(tool: ir.Tool) -> dict[str, Any] | None:
