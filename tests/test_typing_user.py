@@ -93,6 +93,8 @@ def mixed_up(message: anthropic.types.Message) -> list[ChatCompletionMessagePara
 def test_mypy_strict_accepts_the_sdk_types_and_catches_a_mix_up(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
+    """mypy --strict accepts results handed to the SDKs as the docs show, and refuses one SDK's
+    results in another's list."""
     kept = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
     cache = tmp_path / "mypy-cache" if kept is None else kept.mkdir("mypy-typing-user")
     (tmp_path / "user_program.py").write_text(USER)

@@ -40,6 +40,9 @@ def _server(module: types.ModuleType, **options: Any) -> FastMCP:
 
 
 def test_the_client_lists_toolcalls_schema(module: types.ModuleType) -> None:
+    """FastMCP's client lists exactly the schema toolcall emits for MCP, beside FastMCP's own
+    title and _meta."""
+
     async def main() -> list[Any]:
         async with Client(_server(module)) as client:
             listed = await client.list_tools()

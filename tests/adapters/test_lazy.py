@@ -32,9 +32,11 @@ def _loaded(extra: str = "") -> list[str]:
 
 
 def test_toolcall_imports_no_framework() -> None:
+    """Importing toolcall and emitting a toolbox imports no agent framework."""
     assert _loaded("toolcall.Toolbox('examples.weather').emit()") == []
 
 
 @pytest.mark.parametrize(("adapter", "framework"), FRAMEWORKS.items())
 def test_an_adapter_imports_its_framework(adapter: str, framework: str) -> None:
+    """An adapter module imports the framework it adapts to."""
     assert framework in _loaded(f"import toolcall.adapters.{adapter}")

@@ -93,6 +93,7 @@ def test_calls_through_the_sdk(module: types.ModuleType) -> None:
 
 
 def test_invalid_json_is_an_error_for_the_model(module: types.ModuleType) -> None:
+    """Arguments that are not JSON come back to the model as an error, never an exception."""
     [tool] = [t for t in tools(module) if t.name == "get_weather"]
     answer = asyncio.run(tool.on_invoke_tool(None, '{"city": '))  # type: ignore[arg-type]
     assert json.loads(answer)["error"].startswith("arguments must be a JSON object")

@@ -62,6 +62,7 @@ def _agent(module: types.ModuleType, script: Script, **options: Any) -> Agent[di
 def test_pydantic_ai_hands_the_model_toolcalls_schema(
     module: types.ModuleType, strict: bool
 ) -> None:
+    """pydantic-ai offers the model exactly the name, description and parameters toolcall emits."""
     script = Script([])
     _agent(module, script, strict=strict).run_sync("go", deps={"user": "ada"})
     offered = script.info[0].function_tools

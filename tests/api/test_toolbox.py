@@ -140,6 +140,8 @@ def test_tool_retry_is_an_error_the_model_reads_and_is_not_logged(
 
 
 def test_async_timeout_cancels_the_tool(concurrent: types.ModuleType) -> None:
+    """An async tool past its timeout is cancelled and the call is a timeout error naming the
+    limit."""
     _events(concurrent, "h")
     result = asyncio.run(toolcall.arun(concurrent, "hang", {"name": "h"}, timeout=0.05))
     assert (result.error.kind, result.error.value) == ("timeout", 0.05)
@@ -169,6 +171,7 @@ def test_sync_timeout_runs_in_a_thread_that_finishes_on_its_own(
 
 
 def test_timeout_leaves_errors_and_values_alone(concurrent: types.ModuleType) -> None:
+    """A timeout that is not reached changes no error a call gives."""
     box = toolcall.Toolbox(concurrent)
     assert asyncio.run(box.arun("fix", {"city": "x"}, timeout=30)).error.kind == "retry"
     assert asyncio.run(box.arun("fix", {}, timeout=30)).error.kind == "missing_argument"
@@ -177,6 +180,7 @@ def test_timeout_leaves_errors_and_values_alone(concurrent: types.ModuleType) ->
 
 @pytest.mark.parametrize("timeout", [0, -1, "1", True, float("nan")])
 def test_timeout_must_be_positive_seconds(concurrent: types.ModuleType, timeout: object) -> None:
+    """A timeout that is not a positive number of seconds is refused before any call."""
     with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
         asyncio.run(toolcall.arun(concurrent, "fix", {"city": "x"}, timeout=timeout))  # type: ignore[arg-type]
 
@@ -194,6 +198,7 @@ def test_arun_many_runs_at_once_and_keeps_order(concurrent: types.ModuleType) ->
 
 
 def test_arun_many_one_failure_never_affects_the_others(concurrent: types.ModuleType) -> None:
+    """In arun_many each call's failure is its own result: the others run and answer in order."""
     _events(concurrent, "a", "b", "h")
     box = toolcall.Toolbox(concurrent)
     calls = [
@@ -216,6 +221,8 @@ def test_arun_many_one_failure_never_affects_the_others(concurrent: types.Module
 
 
 def test_arun_many_limit(concurrent: types.ModuleType) -> None:
+    """arun_many runs at most ``limit`` calls at once, all of them without a limit, and keeps the
+    order."""
     box = toolcall.Toolbox(concurrent)
     calls = [("counted", {"name": str(i)}) for i in range(5)]
     results = asyncio.run(box.arun_many(calls, limit=2))
@@ -232,6 +239,7 @@ def test_arun_many_limit(concurrent: types.ModuleType) -> None:
 
 @pytest.mark.parametrize("limit", [0, -1, 1.5, True])
 def test_arun_many_limit_must_be_positive(concurrent: types.ModuleType, limit: object) -> None:
+    """A limit that is not a positive integer is refused."""
     box = toolcall.Toolbox(concurrent)
     with pytest.raises(ValueError, match="limit must be a positive integer"):
         asyncio.run(box.arun_many([("boom", {})], limit=limit))  # type: ignore[arg-type]
@@ -255,6 +263,7 @@ def test_arun_many_raises_a_program_error_after_every_call_finished(
 
 
 def test_toolbox_inject(concurrent: types.ModuleType) -> None:
+    """Injected values reach the tool on run and arun; a missing one is a TypeError naming it."""
     box = toolcall.Toolbox(concurrent)
     assert box.run("whoami", {}, inject={"session": {"user": "ada"}}).value == "ada"
     result = asyncio.run(box.arun("whoami", {}, inject={"session": {"user": "bo"}}, timeout=30))

@@ -130,6 +130,7 @@ def test_a_cold_entry_freezes_no_schema_its_table_replaces(
 def test_an_entry_it_cannot_store_keeps_frozen_schemas(
     make_module: Callable[..., types.ModuleType], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Schemas of a module derived without a cache are frozen like those read from one."""
     monkeypatch.setenv("TOOLCALL_CACHE", "0")
     module = make_module(source(2))
     entry = loading.process(module, directory=None)
@@ -206,6 +207,8 @@ class _NoWeakref:
 
 
 def test_a_loaded_non_module_without_weak_references_still_stands_in() -> None:
+    """An object in sys.modules that takes no weak reference is still fingerprinted as the module
+    it stands for."""
     import typing
 
     stub = _NoWeakref()

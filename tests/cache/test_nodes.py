@@ -131,11 +131,13 @@ def test_what_msgpack_cannot_encode_is_packed_all_the_same() -> None:
     ],
 )
 def test_a_table_pack_could_not_have_written_is_refused(nodes: Any, roots: list[Any]) -> None:
+    """A node table pack could not have written is refused, whatever is wrong with it."""
     with pytest.raises(ValueError, match=r"table|node|schema"):
         build(nodes, roots, roots, 1)
 
 
 def test_a_table_for_another_number_of_tools_is_refused() -> None:
+    """A node table for another number of tools is refused."""
     table = pack(LOOSE, STRICT)
     with pytest.raises(ValueError, match="not a schema table"):
         build(table["nodes"], table["loose"], table["strict"], 2)

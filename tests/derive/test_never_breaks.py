@@ -201,6 +201,8 @@ def _tool(hint: Any) -> Callable[..., Any]:
 )
 @given(HINTS)
 def test_any_annotation_derives_valid_schemas_that_run_agrees_with(hint: Hint) -> None:
+    """Any generated annotation derives without an internal error into valid schemas that run
+    agrees with."""
     fn = _tool(hint.tp)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -289,6 +291,7 @@ def test_an_internal_error_costs_one_parameter_its_schema(make_module):
 
 
 def test_check_exits_1_on_a_contained_error(tmp_path):
+    """``toolcall check`` exits 1 and names the error when derivation contained one."""
     import subproc
 
     (tmp_path / "tc_broken_tools.py").write_text(

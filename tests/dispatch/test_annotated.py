@@ -41,6 +41,7 @@ def hidden(n: int, secret: SkipJsonSchema[int] = Field(7)) -> int:
 
 
 def test_annotation_defaults_and_validators_on_every_path(make_module, tmp_path, monkeypatch):
+    """Annotated defaults and validators hold sync and async, freshly derived and from the cache."""
     monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
     module = make_module(SOURCE)
     for attempt in range(2):
@@ -56,6 +57,8 @@ def test_annotation_defaults_and_validators_on_every_path(make_module, tmp_path,
 
 
 def test_the_fast_path_is_refused_where_the_signature_cannot_bind(make_module):
+    """A tool whose annotated default or validator the fast path would skip is left to the
+    general path."""
     module = make_module(SOURCE)
     tools = {tool["name"]: tool for tool in toolcall.describe(module)}
     assert set(tools) == {"titled", "atitled", "doubled", "hidden"}

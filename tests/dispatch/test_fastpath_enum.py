@@ -89,6 +89,7 @@ def test_exact_values_are_served_by_the_generated_path(args: dict[str, Any]) -> 
 
 
 def test_members_are_the_enum_members() -> None:
+    """The generated path hands the function the enum members themselves."""
     fast, _ = paths()
     assert fast({"colour": "green", "pick": 1, "levels": [2]}) == Ok(
         (Color.GREEN, 1, [Level.HIGH], "x")

@@ -181,6 +181,7 @@ def test_read_as_pydantic_reads_it(py: str, value: Any) -> None:
     ("py", "value"), [(py, v) for py, values in PYDANTIC_ONLY.items() for v in values]
 )
 def test_what_only_pydantic_reads_is_refused(py: str, value: Any) -> None:
+    """What pydantic reads beyond ISO 8601 is refused."""
     assert pydantic_reads(py, value) is not REFUSED
     assert toolcall_reads(py, value) is REFUSED
 
@@ -189,6 +190,7 @@ def test_what_only_pydantic_reads_is_refused(py: str, value: Any) -> None:
     ("py", "value"), [(py, v) for py, values in TOOLCALL_ONLY.items() for v in values]
 )
 def test_lowercase_duration_designators_are_read(py: str, value: str) -> None:
+    """Lowercase duration designators, which pydantic refuses, read as the uppercase ones."""
     assert pydantic_reads(py, value) is REFUSED
     assert toolcall_reads(py, value) == toolcall_reads(py, value.upper())
 
@@ -208,6 +210,7 @@ def test_an_offset_is_never_invented() -> None:
 
 
 def test_a_duration_past_timedelta_is_invalid() -> None:
+    """A duration past what timedelta holds is invalid, never an overflow."""
     for value in ("P1000000000D", "PT" + "9" * 400 + "S", 10**30, float("inf")):
         assert toolcall_reads("timedelta", value) is REFUSED
 

@@ -87,6 +87,7 @@ def test_enum_errors_list_the_allowed_values() -> None:
 
 
 def test_many_allowed_values_are_counted_not_listed() -> None:
+    """Past ten allowed values the message lists ten and counts the rest."""
     many = ToolError.invalid_argument(("c",), "not_in_enum", 99, tuple(range(40)))
     assert many.message == "c: expected one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 30 more, got 99"
 

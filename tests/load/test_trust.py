@@ -280,6 +280,7 @@ def test_an_untrusted_cache_directory_is_refused_loudly(tmp_path: Path, kind: st
 
 
 def test_an_entry_another_user_can_write_is_refused(tmp_path: Path) -> None:
+    """An entry another user can write is not used, and the log says so."""
     root, cache, entry = primed(tmp_path)
     entry.chmod(0o666)
     code = "import logging; logging.basicConfig(level=logging.WARNING)\n" + CALL
@@ -314,6 +315,7 @@ print(json.dumps(tool["inputSchema"]["properties"]["days"].get("default")))
 
 
 def test_a_default_computed_at_import_is_checked_on_a_warm_load(tmp_path: Path) -> None:
+    """A default computed at import is checked against the live one on a warm load."""
     root, cache = tmp_path / "proj", tmp_path / "cache"
     root.mkdir()
     (root / "tools.py").write_text(ENV_DEFAULT)

@@ -606,6 +606,8 @@ async def fastmcp_sampling(text: str, ctx: fastmcp.Context) -> str:
 async def test_title_annotations_and_version(
     mode: str, make_module: Callable[..., types.ModuleType]
 ) -> None:
+    """The server lists exactly what emit gives for MCP (title, annotations, no context
+    parameter) and states toolcall's version."""
     module = make_module(_CONTEXT_TOOLS)
     async with Client(toolcall.mcp.build_server(module), mode=mode) as client:
         listed = dumped((await client.list_tools()).tools)
@@ -623,6 +625,8 @@ async def test_title_annotations_and_version(
 async def test_context_reports_progress_and_logs(
     mode: str, make_module: Callable[..., types.ModuleType]
 ) -> None:
+    """A tool's Context reports progress and log messages to the client, FastMCP's spelling
+    included."""
     module = make_module(_CONTEXT_TOOLS)
     progress: list[tuple[float, float | None, str | None]] = []
     logged: list[tuple[str, Any]] = []

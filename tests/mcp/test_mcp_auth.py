@@ -62,6 +62,8 @@ def called(served: Served, marker: int) -> list[str]:
 
 
 def test_missing_or_wrong_token_gets_401_and_reaches_no_tool(static: Served) -> None:
+    """A missing, wrong or extended token gets 401 with a Bearer challenge, and no tool runs for
+    it."""
     before = len(called(static, 0))
     missing = post(static, None, 101)
     wrong = post(static, "not-the-token", 102)
@@ -80,6 +82,7 @@ def test_missing_or_wrong_token_gets_401_and_reaches_no_tool(static: Served) -> 
 
 
 async def test_the_sdk_client_needs_the_token(static: Served) -> None:
+    """The MCP SDK's client is refused without the right token and served with it."""
     before = len(called(static, 0))
     with anyio.fail_after(30):
         for token in (None, "wrong"):
@@ -104,11 +107,13 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 
 def test_healthz_needs_no_token(static: Served) -> None:
+    """The health check answers without a token."""
     answer = httpx2.get(f"{static.base}/healthz", timeout=30)
     assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
 
 
 def test_token_from_an_environment_variable() -> None:
+    """``--auth-token-env`` reads the token from the named environment variable."""
     with serving("prodtools", "--auth-token-env", "TC_TOKEN", env={"TC_TOKEN": TOKEN}) as served:
         assert post(served, None, 1).status_code == 401
         assert post(served, TOKEN, 2).status_code == 200
@@ -117,6 +122,7 @@ def test_token_from_an_environment_variable() -> None:
 def test_an_empty_token_source_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """An empty token file or environment variable stops the server with one line naming it."""
     empty = tmp_path / "empty"
     empty.write_text("\n")
     argv = ["serve-mcp", "prodtools", "--transport", "http", "--auth-token-file", str(empty)]
@@ -155,6 +161,7 @@ def test_workers_need_stateless(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_token_on_the_command_line_is_not_an_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """There is no ``--auth-token``: a secret on the command line would show in the process list."""
     with pytest.raises(SystemExit) as exited:
         main(["serve-mcp", "prodtools", "--transport", "http", "--auth-token", TOKEN])
     assert exited.value.code == 2
@@ -162,6 +169,7 @@ def test_a_token_on_the_command_line_is_not_an_option(capsys: pytest.CaptureFixt
 
 
 def test_allow_unauthenticated_serves_a_public_address() -> None:
+    """``--allow-unauthenticated`` lets the server take a public address without a token."""
     with serving("prodtools", "--host", "0.0.0.0", "--allow-unauthenticated") as served:
         url = served.url.replace("0.0.0.0", "127.0.0.1")
         answer = httpx2.post(
@@ -203,6 +211,8 @@ def with_key(keys: tuple[Any, str], tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def test_jwt_claims_are_checked(with_key: Served, keys: tuple[Any, str]) -> None:
+    """A JWT is accepted only with the right key, audience, issuer, an expiry to come and the
+    scope (``scope`` or ``scp``); the scope alone missing is 403."""
     private = keys[0]
     other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     cases = {
@@ -231,6 +241,8 @@ def test_jwt_claims_are_checked(with_key: Served, keys: tuple[Any, str]) -> None
 
 
 def test_protected_resource_metadata(with_key: Served) -> None:
+    """A refused request points to the protected-resource metadata, which names the resource, the
+    issuer and the scope."""
     refused = post(with_key, None, 1)
     metadata_url = f"{with_key.base}/.well-known/oauth-protected-resource/mcp"
     assert f'resource_metadata="{metadata_url}"' in refused.headers["www-authenticate"]
@@ -241,6 +253,7 @@ def test_protected_resource_metadata(with_key: Served) -> None:
 
 
 def test_jwt_against_a_jwks_url(keys: tuple[Any, str]) -> None:
+    """Keys are fetched from a JWKS URL once and kept for the calls after."""
     private = keys[0]
     jwk = json.loads(RSAAlgorithm.to_jwk(private.public_key()))
     with Loopback() as jwks:

@@ -82,6 +82,7 @@ def leave_during(url: str, marker: Path) -> None:
 def test_a_call_whose_client_left_is_cancelled(
     ours: bool, watchers: list[object], tmp_path: Path
 ) -> None:
+    """A call whose client left is cancelled, under serve-mcp and under another ASGI server."""
     marker = tmp_path / "running"
     with serving(ours) as (url, server):
         leave_during(url, marker)
@@ -93,6 +94,7 @@ def test_a_call_whose_client_left_is_cancelled(
 
 
 def test_a_departure_cancels_what_it_watches_even_once_left() -> None:
+    """A departure cancels a call admitted after its client left, as well as the ones before."""
     import anyio
 
     async def watched() -> tuple[bool, bool]:

@@ -112,6 +112,8 @@ def calls_logged(served: Served, tool: str, outcome: str) -> list[str]:
 
 
 def test_no_exception_stops_or_breaks_the_server(guard: Served) -> None:
+    """Whatever a tool raises, KeyboardInterrupt and SystemExit included, the caller gets the
+    error's kind and request id, the log keeps its text, and the server serves on."""
     outcomes = {
         (tool, kind): call(guard, tool, {"kind": kind})
         for tool in ("explode", "aexplode")
@@ -133,6 +135,7 @@ def test_no_exception_stops_or_breaks_the_server(guard: Served) -> None:
 
 
 def test_a_call_over_its_time_gets_timeout(guard: Served) -> None:
+    """A call running past its time limit is answered with a timeout error."""
     error, text = call(guard, "anap", {"seconds": 60})
     assert (error, text.split()[1]) == (True, "timeout")
 
@@ -148,6 +151,7 @@ def _leave_after_start(guard: Served, tool: str, marker: Path, seconds: float) -
 
 
 def test_an_async_call_whose_client_left_is_cancelled(answering: Served, tmp_path: Path) -> None:
+    """An async call whose client disconnects is cancelled, and the tool's own cleanup runs."""
     marker = tmp_path / "async-running"
     _leave_after_start(answering, "ahold", marker, 60)
     until(lambda: calls_logged(answering, "ahold", "cancelled"))
@@ -182,6 +186,8 @@ async def test_a_session_call_whose_client_left_is_cancelled(
 
 
 def test_a_thread_keeps_its_slot_until_it_ends(guard: Served, tmp_path: Path) -> None:
+    """A cancelled sync call keeps its thread's slot until it ends: calls meanwhile are told
+    busy."""
     marker = tmp_path / "thread-running"
     _leave_after_start(guard, "hold", marker, 120)
     until(lambda: calls_logged(guard, "hold", "cancelled"))
@@ -206,6 +212,8 @@ def _initialize(url: str) -> httpx2.Response:
 
 
 def test_sessions_are_capped_and_expire(guard: Served) -> None:
+    """No more sessions than the cap are open at once, and idle ones expire to make room."""
+
     def capped() -> bool:
         statuses = [_initialize(guard.url).status_code for _ in range(3)]
         if statuses == [200, 200, 503]:
@@ -219,6 +227,7 @@ def test_sessions_are_capped_and_expire(guard: Served) -> None:
 
 
 def test_connections_are_capped(guard: Served) -> None:
+    """Past the connection cap the server answers 503, and serves again once connections close."""
     parts = urlsplit(guard.url)
     assert parts.hostname is not None
     assert parts.port is not None
@@ -232,6 +241,7 @@ def test_connections_are_capped(guard: Served) -> None:
 
 
 def test_a_silent_connection_is_closed(guard: Served) -> None:
+    """A connection that stops sending mid-request is closed by the server."""
     parts = urlsplit(guard.url)
     assert parts.hostname is not None
     assert parts.port is not None
@@ -241,6 +251,7 @@ def test_a_silent_connection_is_closed(guard: Served) -> None:
 
 
 def test_a_large_body_gets_413(guard: Served) -> None:
+    """A body past the size limit gets 413, and the server serves on."""
     body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "pad": "' + b"x" * (5 << 20)
     answer = httpx2.post(guard.url, headers=modern_headers("tools/list"), content=body + b'"}')
     assert answer.status_code == 413
@@ -248,6 +259,7 @@ def test_a_large_body_gets_413(guard: Served) -> None:
 
 
 def test_a_slow_body_gets_408(guard: Served) -> None:
+    """A body that does not arrive in full gets 408."""
     with raw(guard, b'{"jsonrpc"', modern_headers(name="add"), length=200) as sock:
         answer = sock.recv(1024)
     assert answer.startswith(b"HTTP/1.1 408 ")
@@ -257,6 +269,7 @@ def test_a_slow_body_gets_408(guard: Served) -> None:
 def test_a_request_id_that_is_not_a_string_or_integer_gets_an_error(
     guard: Served, bad: Any
 ) -> None:
+    """A JSON-RPC id that is neither a string nor an integer gets 400 Invalid Request."""
     answer = httpx2.post(
         guard.url, headers=modern_headers(name="add"), json=modern_call("add", {"a": 1}, bad)
     )
@@ -270,6 +283,7 @@ def test_a_request_id_that_is_not_a_string_or_integer_gets_an_error(
 
 
 def test_every_request_gets_an_id_and_a_log_line(guard: Served) -> None:
+    """Every HTTP request gets an X-Request-Id header and an access-log line under that id."""
     answer = httpx2.get(f"{guard.base}/healthz", timeout=30)
     request_id = answer.headers["x-request-id"]
     guard.wait_for(lambda lines: any(f"id={request_id} " in line for line in lines))
@@ -278,6 +292,7 @@ def test_every_request_gets_an_id_and_a_log_line(guard: Served) -> None:
 
 
 def test_the_access_log_never_shows_arguments(guard: Served) -> None:
+    """The access log records a call's tool and outcome, never its arguments."""
     assert call(guard, "tag", {"n": 987654321})[0] is False
     guard.wait_for(lambda lines: any("tool=tag outcome=ok" in line for line in lines))
     assert not [line for line in guard.lines if "987654321" in line]
@@ -306,12 +321,15 @@ def test_the_access_log_never_shows_arguments(guard: Served) -> None:
     ],
 )
 def test_every_loopback_spelling_is_loopback(host: str, loopback: bool) -> None:
+    """Every spelling of a loopback address turns DNS-rebinding protection on; any other host
+    leaves it off."""
     assert is_loopback(host) is loopback
     settings = _security(HttpOptions(host=host))
     assert settings.enable_dns_rebinding_protection is loopback
 
 
 def test_allowed_hosts_turn_the_check_on_elsewhere() -> None:
+    """Allowed hosts turn the Host check on for a public address, with exactly those hosts."""
     settings = _security(HttpOptions(host="0.0.0.0", allowed_hosts=["mcp.example.com"]))
     assert settings.enable_dns_rebinding_protection
     assert settings.allowed_hosts == ["mcp.example.com"]
@@ -456,6 +474,8 @@ def spelled(request: pytest.FixtureRequest) -> Iterator[Served]:
 
 
 def test_rebinding_is_refused_on_any_loopback_spelling(spelled: Served) -> None:
+    """A foreign Host gets 421 and a foreign Origin 403 on every loopback spelling; the server's
+    own pass."""
     headers = modern_headers(name="add")
     body = modern_call("add", {"a": 1})
     own = urlsplit(spelled.url).netloc
@@ -489,6 +509,8 @@ def declaring() -> Iterator[Served]:
 def test_mcp_param_headers_are_checked_where_a_schema_declares_them(
     declaring: Served, tool: str, arguments: dict[str, Any], header: str | None, status: int
 ) -> None:
+    """An Mcp-Param header a tool's schema declares must be sent and match its argument (else
+    400); a tool declaring none is not checked."""
     headers = modern_headers(name=tool)
     if header is not None:
         headers["Mcp-Param-Region"] = header

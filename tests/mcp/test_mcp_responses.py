@@ -63,6 +63,8 @@ def _content_types(url: str, arguments: dict[str, Any]) -> tuple[str, str]:
 def test_a_server_whose_tools_cannot_stream_answers_with_json(
     flags: tuple[str, ...], expected: str
 ) -> None:
+    """A server whose tools take no Context answers with JSON, unless ``--response sse`` asks for
+    a stream."""
     with serving("prodtools", *flags) as served:
         assert _content_types(served.url, {"a": 2}) == (expected, expected)
 
@@ -153,6 +155,7 @@ def test_a_program_serving_workers_itself_is_told_once(tmp_path: Path) -> None:
 
 
 def test_a_context_tool_s_default_answers_say_nothing(tmp_path: Path) -> None:
+    """A server streaming by default for a Context tool says nothing about dropped messages."""
     root = _streaming_module(tmp_path)
     with serving("streaming_tools", "--stateless", paths=[root, HERE, ROOT]) as served:
         pass

@@ -61,6 +61,8 @@ def _refused(served: Served) -> bool:
 
 
 def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) -> None:
+    """On SIGTERM running calls, sync and async, finish and are answered, new ones are refused,
+    and the exit status is 0."""
     markers = [tmp_path / f"running-{i}" for i in range(4)]
     with serving("prodtools", "--grace", "60") as served:
         calls = [
@@ -84,6 +86,8 @@ def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) 
 
 @pytest.mark.long
 def test_calls_past_the_grace_period_are_answered_and_the_exit_says_so(tmp_path: Path) -> None:
+    """Calls still running when the grace period ends are answered as cut off, and the exit
+    status is 1."""
     threaded, awaited = tmp_path / "threaded", tmp_path / "awaited"
     with serving("prodtools", "--grace", "1", "--max-calls", "2") as served:
         calls = [
@@ -188,6 +192,8 @@ async def _load(served: Served, sessions: int, calls: int) -> tuple[list[int], s
 
 @pytest.mark.long
 async def test_stateless_workers_lose_no_call_across_workers_and_a_sigterm() -> None:
+    """Stateless workers answer every call, each once and right, across workers and through a
+    SIGTERM."""
     with serving("prodtools", "--stateless", "--workers", "2") as served:
         wrong, pids, errors = await _load(served, 8, 20)
         assert (wrong, errors) == ([], 0)

@@ -227,6 +227,8 @@ def test_json_schema_extra_dict_is_merged(make_module):
 
 
 def test_json_schema_extra_callable_is_applied(make_module):
+    """A callable json_schema_extra edits the schema as in FastMCP; dispatch still checks what
+    the type says."""
     module = quiet(
         make_module,
         """
@@ -250,6 +252,8 @@ def test_json_schema_extra_callable_is_applied(make_module):
 
 
 def test_skip_json_schema_parameter_union_variant_and_model_field(make_module):
+    """SkipJsonSchema hides a parameter, a union member or a model field from the schema, and run
+    refuses what it hides."""
     module = quiet(
         make_module,
         """
@@ -288,6 +292,7 @@ def test_skip_json_schema_parameter_union_variant_and_model_field(make_module):
 
 
 def test_skip_json_schema_without_a_default_warns_and_stays(make_module):
+    """SkipJsonSchema on a parameter without a default warns and leaves it in the schema."""
     with pytest.warns(toolcall.ToolcallWarning, match=r"f\(b\): SkipJsonSchema .*no"):
         module = make_module(
             """
@@ -412,6 +417,8 @@ def nested(xs: list[Annotated[int, AfterValidator(_double)]]) -> list[int]:
 
 
 def test_validators_run_when_the_parameter_is_validated(make_module):
+    """Pydantic's functional validators run when their parameter is validated, their errors a
+    value_error."""
     module = quiet(make_module, VALIDATED)
     assert props(module, 0) == {"x": {"type": "integer"}}
     assert toolcall.run(module, "after", {"x": 3}) == toolcall.Ok(6)

@@ -202,6 +202,7 @@ def llguidance_error(schema: dict[str, Any], **options: Any) -> str:
 
 
 def test_llguidance_compiles_every_strict_variant(schemas: dict[bool, dict[str, Any]]) -> None:
+    """llguidance compiles every strict variant."""
     refused = {text: llguidance_error(schema) for text, schema in schemas[True].items()}
     assert not {text: error for text, error in refused.items() if error}
 
@@ -255,6 +256,7 @@ XGRAMMAR_IGNORES = {
 
 @pytest.mark.parametrize("strict", [False, True], ids=["loose", "strict"])
 def test_xgrammar_compiles_every_variant(schemas: dict[bool, dict[str, Any]], strict: bool) -> None:
+    """xgrammar compiles every variant, warning only of what it is known to ignore."""
     done = subproc.python(
         "-c", XGRAMMAR_CHILD, input=json.dumps(schemas[strict]), timeout=300, check=True
     )

@@ -223,6 +223,7 @@ def test_the_rows_are_spec_3s(rows: types.ModuleType) -> None:
 def test_what_encode_result_writes_validates(
     rows: types.ModuleType, name: str, data: st.DataObject
 ) -> None:
+    """What encode_result writes for a value of a row's type validates against its output schema."""
     hint, t = value_type(rows, name)
     check = validator(output_schema(t))
     value = data.draw(JSON if name in AS_JSON else st.from_type(hint), label="value")
