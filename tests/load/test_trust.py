@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import textwrap
 import tracemalloc
 from pathlib import Path
@@ -47,7 +48,25 @@ print(json.dumps({"ok": ok, "value": result.value if ok else None,
 """
 
 
+LOGGED = "import logging; logging.basicConfig(level=logging.WARNING)\n" + CALL
+"""``CALL`` with toolcall's warnings on stderr."""
+
 run = subproc.json_run
+
+
+def greeted(root: Path, cache: Path | str, code: str) -> subprocess.CompletedProcess[Any]:
+    """A child running ``code`` (``CALL`` and more) for ``{"name": "x"}`` with this cache,
+    which must exit 0: what a test reads is what it printed and logged."""
+    done = subproc.python(
+        "-c",
+        code,
+        '{"name": "x"}',
+        paths=[root],
+        env={"TOOLCALL_CACHE_DIR": str(cache), "PYTHONDONTWRITEBYTECODE": "1"},
+        cwd=root,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def primed(tmp_path: Path, source: str = TOOLS) -> tuple[Path, Path, Path]:
@@ -179,15 +198,7 @@ def test_types_nested_deeper_than_the_library_writes_are_a_miss(tmp_path: Path) 
         variants={**record.variants, "nodes": nested, "loose": [900], "strict": [900]},
     )
     code = CALL + "print(json.dumps(toolcall.emit(tools, 'openai')[0]['function']['name']))\n"
-    done = subproc.python(
-        "-c",
-        code,
-        '{"name": "x"}',
-        paths=[root],
-        env={"TOOLCALL_CACHE_DIR": str(cache), "PYTHONDONTWRITEBYTECODE": "1"},
-        cwd=root,
-    )
-    assert done.returncode == 0, done.stderr
+    done = greeted(root, cache, code)
     first, name = done.stdout.splitlines()
     assert json.loads(first)["value"] == "hello x"
     assert json.loads(name) == "greet"
@@ -263,16 +274,7 @@ def test_an_untrusted_cache_directory_is_refused_loudly(tmp_path: Path, kind: st
     root.mkdir()
     (root / "tools.py").write_text(TOOLS)
     directory = _untrusted(kind, tmp_path)
-    code = "import logging; logging.basicConfig(level=logging.WARNING)\n" + CALL
-    done = subproc.python(
-        "-c",
-        code,
-        '{"name": "x"}',
-        paths=[root],
-        env={"TOOLCALL_CACHE_DIR": str(directory), "PYTHONDONTWRITEBYTECODE": "1"},
-        cwd=root,
-    )
-    assert done.returncode == 0, done.stderr
+    done = greeted(root, directory, LOGGED)
     assert json.loads(done.stdout)["value"] == "hello x"
     assert f"not using the cache directory {directory}" in done.stderr
     assert list(Path(directory).iterdir()) == []
@@ -283,16 +285,7 @@ def test_an_entry_another_user_can_write_is_refused(tmp_path: Path) -> None:
     """An entry another user can write is not used, and the log says so."""
     root, cache, entry = primed(tmp_path)
     entry.chmod(0o666)
-    code = "import logging; logging.basicConfig(level=logging.WARNING)\n" + CALL
-    done = subproc.python(
-        "-c",
-        code,
-        '{"name": "x"}',
-        paths=[root],
-        env={"TOOLCALL_CACHE_DIR": str(cache), "PYTHONDONTWRITEBYTECODE": "1"},
-        cwd=root,
-    )
-    assert done.returncode == 0, done.stderr
+    done = greeted(root, cache, LOGGED)
     assert f"not using the cache entry {entry}" in done.stderr
 
 
