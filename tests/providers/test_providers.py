@@ -25,7 +25,7 @@ from examples import weather
 import subproc
 import toolcall
 from loopback import Loopback
-from toolcall import Err, Ok, ToolError
+from toolcall import Err, Ok, ToolError, providers
 from toolcall.providers import (
     aanthropic_tool_results,
     anthropic_tool_result,
@@ -539,6 +539,60 @@ def test_wrong_objects_raise_type_error(box):
         openai_tool_message(box, {"id": "c", "type": "custom", "custom": {}})
     with pytest.raises(TypeError, match="type 'tool_use'\\), got type 'text'"):
         anthropic_tool_result(box, {"type": "text", "text": "x"})
+
+
+class _Recorder:
+    """An async runner that records each call and answers with the sync Toolbox's result."""
+
+    def __init__(self, box: toolcall.Toolbox) -> None:
+        self.box = box
+        self.calls: list[tuple[str, Any]] = []
+
+    async def arun(self, name: str, args: Any) -> Ok[Any] | Err:
+        self.calls.append((name, args))
+        return self.box.run(name, args)
+
+
+BEDROCK_OSLO = {"toolUse": {"toolUseId": "b", "name": "get_weather", "input": {"city": "Oslo"}}}
+GEMINI_OSLO = {"function_call": {"id": "g", "name": "get_weather", "args": {"city": "Oslo"}}}
+
+
+@pytest.mark.parametrize(
+    ("sync", "async_", "item"),
+    [
+        ("openai_tool_message", "aopenai_tool_message", _fn_call("c", "get_weather", OSLO)),
+        ("openai_tool_message", "aopenai_tool_message", _fn_call("c", "get_weather", "{")),
+        ("openai_tool_message", "aopenai_tool_message", _fn_call("c", "get_time", "{}")),
+        (
+            "responses_output",
+            "aresponses_output",
+            {"type": "function_call", "call_id": "c", "name": "get_weather", "arguments": OSLO},
+        ),
+        ("anthropic_tool_result", "aanthropic_tool_result", _tool_use("t", "get_weather", {})),
+        ("gemini_function_responses", "agemini_function_responses", [GEMINI_OSLO]),
+        ("bedrock_tool_results", "abedrock_tool_results", [BEDROCK_OSLO]),
+    ],
+)
+def test_async_helpers_answer_as_the_sync_ones(box, sync, async_, item):
+    """An ``a``-prefixed helper gives what its sync twin gives, refusals included."""
+    expected = getattr(providers, sync)(box, item)
+    assert asyncio.run(getattr(providers, async_)(_Recorder(box), item)) == expected
+
+
+@pytest.mark.parametrize(
+    ("helper", "calls"),
+    [
+        ("aopenai_tool_messages", [_fn_call("c", "get_weather", OSLO), {"id": "d"}]),
+        ("aanthropic_tool_results", [_tool_use("t", "get_weather", {}), {"type": "tool_use"}]),
+        ("abedrock_tool_results", [BEDROCK_OSLO, {"toolUse": {"name": "get_weather"}}]),
+    ],
+)
+def test_a_malformed_call_raises_before_any_call_runs(box, helper, calls):
+    """The async helpers read every call before running one: a wrong object starts nothing."""
+    runner = _Recorder(box)
+    with pytest.raises(TypeError):
+        asyncio.run(getattr(providers, helper)(runner, calls))
+    assert runner.calls == []
 
 
 def test_module_imports_without_the_sdks():
