@@ -70,13 +70,21 @@ def write_source(path: Path, text: str = SOURCE) -> Path:
     return path
 
 
+def unwritten(
+    directory: Path, source: Path, module: str = MODULE, deps: tuple[Dep, ...] = (), tools: int = 1
+) -> tuple[Path, Entry]:
+    """A valid entry for ``source`` and the path it belongs at, for a test to plant something
+    there before writing it."""
+    data = source.read_bytes()
+    entry = _cache.make_entry(module_ir(module, tools), source, data, deps=deps, variants=VARIANTS)
+    return _cache.entry_path(directory, module, _cache.source_key(module, data)), entry
+
+
 def store(
     directory: Path, source: Path, module: str = MODULE, deps: tuple[Dep, ...] = (), tools: int = 1
 ) -> tuple[Path, Entry]:
     """Write a valid entry for ``source`` and return where it went."""
-    data = source.read_bytes()
-    entry = _cache.make_entry(module_ir(module, tools), source, data, deps=deps, variants=VARIANTS)
-    path = _cache.entry_path(directory, module, _cache.source_key(module, data))
+    path, entry = unwritten(directory, source, module, deps, tools)
     assert _cache.write_entry(path, entry)
     return path, entry
 
@@ -309,9 +317,7 @@ def test_planted_symlink_at_entry_path_is_replaced_not_followed(
     cache: Path, source: Path, tmp_path: Path
 ) -> None:
     """Writing over a symlink swaps the link for the entry and leaves its target alone."""
-    data = source.read_bytes()
-    entry = _cache.make_entry(module_ir(), source, data, variants=VARIANTS)
-    path = _cache.entry_path(cache, MODULE, _cache.source_key(MODULE, data))
+    path, entry = unwritten(cache, source)
     victim = tmp_path / "victim"
     victim.write_text("precious")
     cache.mkdir()
@@ -326,9 +332,7 @@ def test_planted_symlink_at_temp_path_is_not_written_through(
     cache: Path, source: Path, tmp_path: Path
 ) -> None:
     """A fresh symlink where the temp file goes fails the write instead of following it."""
-    data = source.read_bytes()
-    entry = _cache.make_entry(module_ir(), source, data, variants=VARIANTS)
-    path = _cache.entry_path(cache, MODULE, _cache.source_key(MODULE, data))
+    path, entry = unwritten(cache, source)
     victim = tmp_path / "victim"
     victim.write_text("precious")
     cache.mkdir()
@@ -340,9 +344,7 @@ def test_planted_symlink_at_temp_path_is_not_written_through(
 
 def test_stale_temp_file_of_our_pid_is_replaced(cache: Path, source: Path) -> None:
     """A temp file older than a minute with this pid (a crashed earlier process) is reused."""
-    data = source.read_bytes()
-    entry = _cache.make_entry(module_ir(), source, data, variants=VARIANTS)
-    path = _cache.entry_path(cache, MODULE, _cache.source_key(MODULE, data))
+    path, entry = unwritten(cache, source)
     cache.mkdir()
     temp = Path(f"{path}.{os.getpid()}.tmp")
     temp.write_bytes(b"half an entry")
@@ -361,9 +363,7 @@ def test_unwritable_directory_returns_false(
     code: int,
 ) -> None:
     """Read-only, forbidden or full: the write returns False, logs at DEBUG, raises nothing."""
-    data = source.read_bytes()
-    entry = _cache.make_entry(module_ir(), source, data, variants=VARIANTS)
-    path = _cache.entry_path(cache, MODULE, _cache.source_key(MODULE, data))
+    path, entry = unwritten(cache, source)
     cache.mkdir()
 
     def fail(*args: object, **kwargs: object) -> int:
@@ -396,9 +396,7 @@ def test_directory_that_cannot_be_created_returns_false(tmp_path: Path, source: 
     """A cache path under a regular file cannot be created: False, no exception."""
     blocker = tmp_path / "file"
     blocker.write_text("")
-    data = source.read_bytes()
-    entry = _cache.make_entry(module_ir(), source, data, variants=VARIANTS)
-    path = _cache.entry_path(blocker / "cache", MODULE, _cache.source_key(MODULE, data))
+    path, entry = unwritten(blocker / "cache", source)
     assert _cache.write_entry(path, entry) is False
 
 
