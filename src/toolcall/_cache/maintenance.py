@@ -203,15 +203,9 @@ def clean(
     for info, inode in _scan(directory):
         if info.status == "valid" and (cutoff is None or info.mtime >= cutoff):
             continue
-        if not dry_run:
-            try:
-                if os.lstat(info.path).st_ino != inode:
-                    continue
-                os.unlink(info.path)
-            except FileNotFoundError:
-                continue
-        count += 1
-        size += info.size
+        if dry_run or _remove(info.path, inode) is not None:
+            count += 1
+            size += info.size
     return count, size
 
 
@@ -230,13 +224,21 @@ def clear(directory: StrPath) -> tuple[int, int]:
         for item in listing:
             if not (item.name.endswith(SUFFIX) or is_temp_name(item.name)):
                 continue
-            try:
-                st = item.stat(follow_symlinks=False)
-                if stat.S_ISDIR(st.st_mode):
-                    continue
-                os.unlink(item.path)
-            except FileNotFoundError:
-                continue
-            count += 1
-            size += st.st_size
+            removed = _remove(item.path)
+            if removed is not None:
+                count += 1
+                size += removed
     return count, size
+
+
+def _remove(path: StrPath, inode: int | None = None) -> int | None:
+    """Unlink the file at ``path``; its size, or None when it is gone, a directory, or (with
+    ``inode``) no longer the file that was scanned: a writer replaced it since."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISDIR(st.st_mode) or (inode is not None and st.st_ino != inode):
+            return None
+        os.unlink(path)
+    except FileNotFoundError:
+        return None
+    return st.st_size

@@ -74,6 +74,7 @@ __all__ = [
     "Summary",
     "ToolHead",
     "WarmEntry",
+    "atomic_write",
     "cache_dir",
     "dep_for_module",
     "deps_current",
@@ -409,14 +410,20 @@ def write_entry(path: StrPath, entry: Entry[Any]) -> bool:
     check = checksum(body)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        _write_atomic(path, MAGIC + VERSION + check + body)
+        atomic_write(path, MAGIC + VERSION + check + body)
     except OSError as exc:
         debug("toolcall cache: could not write %s: %s", path, exc)
         return False
     return True
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def atomic_write(path: StrPath, data: bytes, *, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` in one step: a reader sees the old file or the new one.
+
+    The temp file ``<path>.<pid>.tmp`` is created exclusively, without following symlinks,
+    mode 0600 (less the umask) or, given ``mode``, that mode exactly, then renamed over
+    ``path``. Raises ``OSError``; the temp file does not outlive a failure.
+    """
     temp = f"{path}.{os.getpid()}{_TEMP_SUFFIX}"
     fd = _create_temp(temp)
     try:
@@ -426,6 +433,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
                 view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
+        if mode is not None:
+            os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):

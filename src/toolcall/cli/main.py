@@ -16,7 +16,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from types import ModuleType
 from typing import Any
 
 import toolcall
+from toolcall._cache.store import atomic_write
 from toolcall._shared.names import FORMATS, TOOL_NAME_RULE, valid_tool_name
 from toolcall._version import __version__
 from toolcall.cli import serve
@@ -121,7 +121,7 @@ def export(
         _write_stdout(data)
     else:
         try:
-            write_atomic(out, data)
+            atomic_write(out, data, mode=_mode_for(out))
         except OSError as exc:
             msg = f"cannot write {out}: {exc.strerror or exc}"
             raise CliError(msg) from None
@@ -212,20 +212,6 @@ def _reported_warnings() -> Iterator[None]:
                 print(f"warning: {display_path(w.filename)}:{w.lineno}: {text}", file=sys.stderr)
             else:
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step: a reader sees the old file or the new one."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        os.chmod(temp, _mode_for(path))
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 def _mode_for(path: Path) -> int:
