@@ -26,7 +26,6 @@ __all__ = [
     "Param",
     "ToolMeta",
     "exclude",
-    "is_field_info",
     "is_injected_marker",
     "param",
     "tool",
@@ -120,12 +119,6 @@ Examples
 
 def is_injected_marker(obj: object) -> bool:
     return obj is Injected or obj is _InjectedMarker
-
-
-def is_field_info(obj: object) -> bool:
-    """Whether ``obj`` is a pydantic ``FieldInfo`` (``Field(...)``), without importing pydantic."""
-    cls = type(obj)
-    return cls.__name__ == "FieldInfo" and (cls.__module__ or "").startswith("pydantic")
 
 
 class ToolMeta(msgspec.Struct, frozen=True):

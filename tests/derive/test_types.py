@@ -368,16 +368,16 @@ def _property(module: object, tool: int, name: str) -> dict:
 @pytest.fixture
 def unions(monkeypatch):
     """The unions the type resolver takes apart, as they are."""
-    from toolcall._derive.types import TypeResolver
+    from toolcall._derive.types import AnnotationReader
 
     seen: list[tuple[object, ...]] = []
-    real = TypeResolver._union
+    real = AnnotationReader._union
 
     def counting(self, args, where):
         seen.append(args)
         return real(self, args, where)
 
-    monkeypatch.setattr(TypeResolver, "_union", counting)
+    monkeypatch.setattr(AnnotationReader, "_union", counting)
     return seen
 
 
@@ -448,6 +448,7 @@ def test_one_name_bound_to_two_types_is_each_tools_own(make_module):
 
 
 def test_an_annotation_that_warns_warns_for_every_tool(make_module):
+    """An annotation that warns does so for every tool using it, though it is resolved once."""
     module, caught = _derived(
         make_module,
         "__toolcall__ = True\n"

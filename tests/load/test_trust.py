@@ -409,3 +409,50 @@ def test_a_genuine_entry_of_every_class_kind_passes_the_checks(tmp_path: Path) -
     importing derivation at all."""
     root, cache, _ = primed(tmp_path, KINDS)
     assert run(root, cache, WARM) == [["pack"], False]
+
+
+SUBCLASSES = '''
+import dataclasses
+import typing
+
+__toolcall__ = True
+
+
+class Point(typing.NamedTuple):
+    x: int
+
+
+class Point3(Point):
+    """Inherits the NamedTuple's fields."""
+
+
+@dataclasses.dataclass
+class Box:
+    w: int
+
+
+class Crate(Box):
+    """Not decorated: the dataclass's fields and __init__ serve it."""
+
+
+class Meters(int):
+    pass
+
+
+class Name(str):
+    pass
+
+
+def pack(at: Point3, box: Crate, n: int = Meters(3), s: str = Name("a")) -> str:
+    """Pack."""
+    return "ok"
+'''
+
+
+def test_subclasses_of_a_kind_or_of_a_json_type_load_warm(tmp_path: Path) -> None:
+    """Derivation and the checks read a class's kind and a default's JSON value by one rule:
+    a NamedTuple or dataclass subclass, or an ``int`` or ``str`` subclass as a default, does
+    not make every load a miss (and such a default no longer makes the first ``emit`` raise:
+    msgspec encodes no subclass)."""
+    root, cache, _ = primed(tmp_path, SUBCLASSES)
+    assert run(root, cache, WARM) == [["pack"], False]

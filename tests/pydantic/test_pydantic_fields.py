@@ -302,3 +302,24 @@ def test_annotated_field_reference_is_pydantic():
         "minimum": 1,
         "maximum": 100,
     }
+
+
+def test_a_field_info_subclass_is_a_field(make_module):
+    """A library's ``FieldInfo`` subclass (SQLModel's ``Field`` returns one) is a ``Field``
+    default like pydantic's own: its value is emitted and passed, never the object."""
+    module = make_module(
+        """
+        __toolcall__ = True
+        from pydantic.fields import FieldInfo
+
+        class OwnFieldInfo(FieldInfo):
+            pass
+
+        def count(n: int = OwnFieldInfo(default=3, description="How many")) -> int:
+            '''Count.'''
+            return n + 1
+        """
+    )
+    schema = toolcall.describe(module)[0]["parameters"]
+    assert schema["properties"]["n"] == {"type": "integer", "description": "How many", "default": 3}
+    assert toolcall.run(module, "count", {}) == toolcall.Ok(4)

@@ -9,10 +9,15 @@ pydantic is never imported here: its objects are recognised by class name and mo
 process whose tools do not use pydantic never loads it. Whatever a setting asks for that
 toolcall cannot honour is returned by name, so that derivation can warn about it instead
 of dropping it silently.
+
+The annotation itself is read here too, as text: the name its source declares (where a type
+alias's docstring is looked up) and how a warning shows it. Evaluating annotations is
+``toolcall._shared.signatures``.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import types
 import typing
@@ -21,17 +26,19 @@ from typing import Any, Final
 
 import msgspec
 
-from toolcall._markers import Param, is_field_info, is_injected_marker
+from toolcall._markers import Param, is_injected_marker
+from toolcall._shared.kinds import from_pydantic, is_field_info, unwrap_annotated
 
 __all__ = [
     "Metadata",
     "constraints",
+    "declared_name",
     "doc_metadata",
     "examples_metadata",
     "field_info",
     "injected",
     "param_override",
-    "unwrap_annotated",
+    "shown",
 ]
 
 BOUNDS: Final = {
@@ -44,6 +51,9 @@ BOUNDS: Final = {
 """annotated_types / msgspec.Meta attribute -> ``ir.Type`` field."""
 
 _LENGTHS: Final = ("min_length", "max_length")
+
+_CONSTANTS: Final = frozenset({"None", "True", "False"})
+"""The names that parse as constants, not as names."""
 
 # pydantic settings that toolcall's own validation already satisfies, as (name, value).
 _SATISFIED: Final = {("strict", True), ("allow_inf_nan", False), ("fail_fast", True)}
@@ -108,15 +118,6 @@ _INJECTED_METADATA: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
-def unwrap_annotated(tp: Any) -> tuple[Any, tuple[Any, ...]]:
-    """``Annotated[T, m1, m2]`` -> ``(T, (m1, m2))``; nested Annotated flattened."""
-    extras: tuple[Any, ...] = ()
-    while typing.get_origin(tp) is typing.Annotated:
-        extras = tp.__metadata__ + extras
-        tp = tp.__origin__
-    return tp, extras
-
-
 def param_override(extras: tuple[Any, ...]) -> Param | None:
     """The last ``toolcall.Param`` among Annotated metadata (later overrides earlier)."""
     found: Param | None = None
@@ -169,7 +170,7 @@ def _is_examples(extra: Any) -> bool:
     cls = type(extra)
     return (
         cls.__name__ == "Examples"
-        and (cls.__module__ or "").startswith("pydantic")
+        and from_pydantic(cls)
         and getattr(extra, "mode", None) in (None, "validation")
         and isinstance(getattr(extra, "examples", None), list)
         and bool(extra.examples)
@@ -238,8 +239,7 @@ def _collect(extra: Any, meta: Metadata) -> None:
             _collect(inner, meta)
         meta.unhonoured += unhonoured_field_settings(extra, alias_honoured=False)
         return
-    module = type(extra).__module__ or ""
-    if module == "annotated_types":
+    if (type(extra).__module__ or "") == "annotated_types":
         if hasattr(extra, "__iter__"):  # GroupedMetadata: Interval, Len
             for inner in extra:
                 _collect(inner, meta)
@@ -249,7 +249,7 @@ def _collect(extra: Any, meta: Metadata) -> None:
             if value is not None:
                 meta.found.append((target, value))
         return
-    if module.partition(".")[0] == "pydantic":
+    if from_pydantic(type(extra)):
         if type(extra).__name__ in _HANDLED:
             return
         if hasattr(extra, "__iter__"):  # StringConstraints
@@ -301,3 +301,41 @@ def unhonoured_field_settings(info: Any, *, alias_honoured: bool) -> list[str]:
             continue
         found.append(f"{key}={value!r}")
     return found
+
+
+def declared_name(text: str) -> str | None:
+    """``Location``, ``Location | None``, ``Optional[Location]`` -> ``Location``."""
+    # most annotations are one ASCII name (a non-ASCII one the parser would normalize)
+    if text.isascii() and text.isidentifier() and text not in _CONSTANTS:
+        return text
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return declared_name(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [n for n in (node.left, node.right) if not _is_none(n)]
+        node = sides[0] if len(sides) == 1 else node
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name | ast.Attribute):
+        head = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
+        if head == "Optional":
+            node = node.slice
+        elif head == "Union" and isinstance(node.slice, ast.Tuple):
+            sides = [n for n in node.slice.elts if not _is_none(n)]
+            if len(sides) == 1:
+                node = sides[0]
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def shown(obj: Any) -> str:
+    """An annotation or an exception in a warning: one line, bounded."""
+    try:
+        text = str(obj).replace("typing.", "").replace("\n", " ")
+    except Exception:
+        text = f"<{type(obj).__name__}>"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

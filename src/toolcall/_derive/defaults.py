@@ -7,46 +7,12 @@ parameters and object fields.
 
 from __future__ import annotations
 
-import enum
-import math
 from typing import Any
 
 from toolcall import ir
+from toolcall._shared.kinds import json_default
 
-__all__ = ["default_fits", "json_default", "schema_default"]
-
-
-def json_default(value: Any) -> tuple[bool, Any]:
-    """(True, JSON value) when a Python default can travel as JSON, else (False, None)."""
-    if isinstance(value, enum.Enum):
-        return json_default(value.value)
-    if value is None or isinstance(value, bool | int):
-        return True, value
-    if isinstance(value, float):
-        return (True, value) if math.isfinite(value) else (False, None)
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False, None
-        return True, value
-    if isinstance(value, list | tuple):
-        out = []
-        for item in value:
-            ok, item_json = json_default(item)
-            if not ok:
-                return False, None
-            out.append(item_json)
-        return True, out
-    if isinstance(value, dict):
-        obj = {}
-        for key, item in value.items():
-            ok, item_json = json_default(item)
-            if not ok or not isinstance(key, str):
-                return False, None
-            obj[key] = item_json
-        return True, obj
-    return False, None
+__all__ = ["default_fits", "schema_default"]
 
 
 def schema_default(value: Any, t: ir.Type) -> tuple[bool, Any, bool]:

@@ -18,10 +18,11 @@ import msgspec
 
 from toolcall import ir
 from toolcall._derive.annotations import (
+    declared_name,
     examples_metadata,
     field_info,
     injected,
-    unwrap_annotated,
+    shown,
 )
 from toolcall._derive.defaults import schema_default
 from toolcall._derive.descriptions import (
@@ -31,19 +32,19 @@ from toolcall._derive.descriptions import (
 )
 from toolcall._derive.discovery import candidates, is_marked, providers_of
 from toolcall._derive.docstrings import parse_docstring, read_docstring
+from toolcall._derive.objects import is_documenting_type
 from toolcall._derive.pydantic_meta import given_description, is_skipped
-from toolcall._derive.signature import declared_name, shown
 from toolcall._derive.source import SourceDocs, module_docs, object_docs, source_docs
-from toolcall._derive.types import TypeResolver, class_ref, is_documenting_type
+from toolcall._derive.types import AnnotationReader
 from toolcall._errors import ToolcallWarning
-from toolcall._markers import Param, ToolMeta, is_field_info
+from toolcall._markers import Param, ToolMeta
+from toolcall._shared.kinds import is_field_info, unwrap_annotated
 from toolcall._shared.names import PARAMS_ATTR, TOOL_ATTR, TOOL_NAME_RULE, valid_tool_name
 from toolcall._shared.signatures import evaluated_hints
 from toolcall._shared.signatures import signature as signature_of
 
 __all__ = [
     "Derived",
-    "class_ref",
     "derive_function",
     "derive_module",
     "is_marked",
@@ -147,7 +148,7 @@ class _Derivation:
         self._module_docs = module_docs
         self._where: tuple[str, int] = ("<unknown>", 0)
         self.last_warning = ""  # says why, when a function turns out not to be a tool
-        self.resolver = TypeResolver(providers, self.warn, self._field_docs)
+        self.resolver = AnnotationReader(providers, self.warn, self._field_docs)
         mode = vars(module).get("__toolcall_description__", "summary") if module else "summary"
         if mode not in DESCRIPTION_MODES:
             filename = getattr(module, "__file__", None) or "<unknown>"
@@ -162,7 +163,7 @@ class _Derivation:
             mode = "summary"
         self.description_mode = mode
 
-    def release(self) -> TypeResolver:
+    def release(self) -> AnnotationReader:
         """The resolver, no longer held here: it holds this derivation's methods, and that
         cycle would keep a module's whole derivation alive until a garbage collection."""
         resolver = self.resolver

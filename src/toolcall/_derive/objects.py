@@ -11,7 +11,6 @@ a parameter's docstring entry stands. A pydantic model keeps its own validation 
 from __future__ import annotations
 
 import dataclasses
-import enum
 import sys
 import typing
 from typing import TYPE_CHECKING, Any
@@ -20,25 +19,29 @@ import msgspec
 
 from toolcall import ir
 from toolcall._derive import pydantic_types
-from toolcall._derive.annotations import (
-    examples_metadata,
-    unhonoured_field_settings,
-    unwrap_annotated,
-)
+from toolcall._derive.annotations import examples_metadata, unhonoured_field_settings
 from toolcall._derive.defaults import schema_default
 from toolcall._derive.descriptions import field_description
 from toolcall._derive.pydantic_meta import given_description, is_skipped, validators
+from toolcall._shared.kinds import (
+    class_ref,
+    is_dataclass,
+    is_enum,
+    is_model,
+    is_namedtuple,
+    is_struct,
+    is_typeddict,
+    unwrap_annotated,
+)
 from toolcall._shared.signatures import annotations_of
 
 if TYPE_CHECKING:
-    from toolcall._derive.types import TypeResolver
+    from toolcall._derive.types import AnnotationReader
 
 __all__ = [
-    "class_ref",
     "is_documenting_type",
     "is_object_class",
     "is_special",
-    "is_typeddict",
     "model_type",
     "object_type",
 ]
@@ -47,26 +50,9 @@ _REQUIRED_WRAPPERS = ("Required", "NotRequired", "ReadOnly")
 MISSING: Any = object()
 
 
-def class_ref(cls: Any) -> str:
-    """The ``module:qualname`` a dispatch plan imports the class back from."""
-    return f"{getattr(cls, '__module__', '?')}:{getattr(cls, '__qualname__', repr(cls))}"
-
-
 def is_object_class(tp: type) -> bool:
     """The classes :func:`object_type` reads (pydantic models are read by :func:`model_type`)."""
-    return is_typeddict(tp) or dataclasses.is_dataclass(tp) or _is_namedtuple(tp) or _is_struct(tp)
-
-
-def is_typeddict(tp: Any) -> bool:
-    if not isinstance(tp, type):
-        return False
-    te = _typing_extensions()
-    return typing.is_typeddict(tp) or (te is not None and te.is_typeddict(tp))
-
-
-def _typing_extensions() -> Any:
-    """typing_extensions only if the user's code imported it: it is not our dependency."""
-    return sys.modules.get("typing_extensions")
+    return is_typeddict(tp) or is_dataclass(tp) or is_namedtuple(tp) or is_struct(tp)
 
 
 def is_special(tp: Any, name: str) -> bool:
@@ -75,28 +61,13 @@ def is_special(tp: Any, name: str) -> bool:
         return False
     if tp is getattr(typing, name, None):
         return True
-    te = _typing_extensions()
+    te = sys.modules.get("typing_extensions")  # only if the user's code imported it
     return te is not None and tp is getattr(te, name, None)
-
-
-def _is_namedtuple(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
-
-
-def _is_struct(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
 
 
 def is_documenting_type(tp: Any) -> bool:
     """The kinds of class whose own docstring may describe a parameter (SPEC 2)."""
-    return isinstance(tp, type) and (
-        pydantic_types.is_model(tp)
-        or is_typeddict(tp)
-        or dataclasses.is_dataclass(tp)
-        or _is_namedtuple(tp)
-        or _is_struct(tp)
-        or issubclass(tp, enum.Enum)
-    )
+    return is_model(tp) or is_object_class(tp) or is_enum(tp)
 
 
 def _strip_required(tp: Any) -> tuple[Any, bool | None]:
@@ -119,7 +90,7 @@ def _strip_required(tp: Any) -> tuple[Any, bool | None]:
             return tp, required
 
 
-def object_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
+def object_type(resolver: AnnotationReader, tp: type, where: str) -> ir.Type:
     """A TypedDict, msgspec Struct, dataclass or NamedTuple as a closed object."""
     ref = class_ref(tp)
     resolver.classes[ref] = tp
@@ -139,7 +110,7 @@ def object_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
             hint, explicit = _strip_required(hint)
             required = name in required_keys if explicit is None else explicit
             fields.append(_field(resolver, tp, name, hint, required, MISSING, docs))
-    elif _is_struct(tp):
+    elif is_struct(tp):
         py = "struct"
         for info in msgspec.structs.fields(tp):
             default = MISSING if info.default is msgspec.NODEFAULT else info.default
@@ -155,7 +126,7 @@ def object_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
                     docs,
                 )
             )
-    elif dataclasses.is_dataclass(tp):
+    elif is_dataclass(tp):
         py = "dataclass"
         for f in dataclasses.fields(tp):
             if not f.init:
@@ -192,7 +163,7 @@ def object_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
 
 
 def _field(
-    resolver: TypeResolver,
+    resolver: AnnotationReader,
     owner: type,
     name: str,
     hint: Any,
@@ -234,7 +205,7 @@ def _field(
     )
 
 
-def model_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
+def model_type(resolver: AnnotationReader, tp: type, where: str) -> ir.Type:
     """A pydantic model or pydantic dataclass: its fields, pydantic validates it."""
     resolver.in_model += 1
     try:
@@ -243,7 +214,7 @@ def model_type(resolver: TypeResolver, tp: type, where: str) -> ir.Type:
         resolver.in_model -= 1
 
 
-def _model_type(resolver: TypeResolver, tp: type) -> ir.Type:
+def _model_type(resolver: AnnotationReader, tp: type) -> ir.Type:
     ref = class_ref(tp)
     resolver.classes[ref] = tp
     resolver.dep_modules.update((tp.__module__, "pydantic"))

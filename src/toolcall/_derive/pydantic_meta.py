@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from toolcall import ir
-from toolcall._markers import is_field_info
+from toolcall._shared.kinds import from_pydantic, is_field_info
 
 __all__ = [
     "SchemaWords",
@@ -33,7 +33,7 @@ __all__ = [
 
 def _pydantic(obj: object, name: str) -> bool:
     cls = type(obj)
-    return cls.__name__ == name and (cls.__module__ or "").partition(".")[0] == "pydantic"
+    return cls.__name__ == name and from_pydantic(cls)
 
 
 def is_skipped(extras: tuple[Any, ...]) -> bool:

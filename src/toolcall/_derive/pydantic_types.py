@@ -18,8 +18,9 @@ import typing
 from typing import Any, Final
 
 from toolcall import ir
+from toolcall._shared.kinds import from_pydantic, is_field_info
 
-__all__ = ["extra", "field_hint", "fields_of", "is_model", "owned_ref", "owned_type", "wire_name"]
+__all__ = ["extra", "field_hint", "fields_of", "owned_ref", "owned_type", "wire_name"]
 
 _SCALAR_KEYS: Final = {
     "format": "format",
@@ -37,21 +38,6 @@ _DESCRIPTIVE: Final = frozenset({"title", "writeOnly", "readOnly", "description"
 _KINDS: Final = frozenset({"string", "integer", "number", "boolean"})
 # Where pydantic keeps the named types that are ``Annotated`` aliases (UUID4, FilePath, ...).
 _ALIAS_MODULES: Final = ("pydantic.types", "pydantic.networks", "pydantic")
-
-
-def _from_pydantic(cls: type) -> bool:
-    return (getattr(cls, "__module__", "") or "").partition(".")[0] == "pydantic"
-
-
-def is_model(tp: Any) -> bool:
-    """A ``BaseModel`` subclass or a pydantic dataclass (not ``BaseModel`` itself)."""
-    if not isinstance(tp, type) or _from_pydantic(tp):
-        return False
-    if not isinstance(getattr(tp, "__pydantic_fields__", None), dict):
-        return False
-    return any(
-        klass.__name__ == "BaseModel" and _from_pydantic(klass) for klass in tp.__mro__
-    ) or hasattr(tp, "__pydantic_validator__")
 
 
 def fields_of(tp: type) -> dict[str, Any]:
@@ -93,13 +79,13 @@ def owned_ref(tp: Any) -> str | None:
     pydantic defines them in. Models are not "owned": toolcall reads their fields.
     """
     if isinstance(tp, type):
-        if _from_pydantic(tp) and not is_model(tp) and not _is_base(tp):
+        if from_pydantic(tp) and not _is_base(tp):
             return f"{tp.__module__}:{tp.__qualname__}"
         return None
     if typing.get_origin(tp) is not typing.Annotated:
         return None
     if not any(
-        _from_pydantic(type(extra)) and not _is_field_info(extra) for extra in tp.__metadata__
+        from_pydantic(type(extra)) and not is_field_info(extra) for extra in tp.__metadata__
     ):
         return None
     for module_name in _ALIAS_MODULES:
@@ -116,10 +102,6 @@ def owned_ref(tp: Any) -> str | None:
 def _is_base(tp: type) -> bool:
     """pydantic's own bases (``BaseModel``, ``RootModel``): classes to subclass, not types."""
     return tp.__name__ in ("BaseModel", "RootModel")
-
-
-def _is_field_info(obj: object) -> bool:
-    return type(obj).__name__ == "FieldInfo"
 
 
 def owned_type(tp: Any, ref: str) -> tuple[ir.Type, list[str]]:

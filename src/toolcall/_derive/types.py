@@ -6,7 +6,7 @@ toolcall a class but never change what a built-in means. Object types are inline
 stops there as ``{}``, and a budget caps how many object types one tool inlines.
 
 Everything a dispatch plan will need later is recorded by name (``module:qualname``), and
-the live classes met on the way are kept aside in :attr:`TypeResolver.classes` so the
+the live classes met on the way are kept aside in :attr:`AnnotationReader.classes` so the
 plan of a freshly derived module does not have to import them again.
 """
 
@@ -25,19 +25,12 @@ import msgspec
 
 from toolcall import ir
 from toolcall._derive import pydantic_meta, pydantic_types
-from toolcall._derive.annotations import BOUNDS, constraints, param_override, unwrap_annotated
-from toolcall._derive.objects import (
-    class_ref,
-    is_documenting_type,
-    is_object_class,
-    is_special,
-    is_typeddict,
-    model_type,
-    object_type,
-)
+from toolcall._derive.annotations import BOUNDS, constraints, param_override
+from toolcall._derive.objects import is_object_class, is_special, model_type, object_type
 from toolcall._scalars import INTEGER_STRING_PATTERN, STRING_TYPES
+from toolcall._shared.kinds import class_ref, is_model, is_typeddict, unwrap_annotated
 
-__all__ = ["INLINE_BUDGET", "TypeResolver", "class_ref", "is_documenting_type"]
+__all__ = ["INLINE_BUDGET", "AnnotationReader"]
 
 INLINE_BUDGET = 100
 
@@ -65,7 +58,7 @@ _REQUIRED_WRAPPERS = ("Required", "NotRequired", "ReadOnly")
 
 
 class _Built(NamedTuple):
-    """What building a shared object type produced and did (see ``TypeResolver._inline``)."""
+    """What building a shared object type produced and did (see ``AnnotationReader._inline``)."""
 
     type: ir.Type
     cost: int
@@ -73,7 +66,7 @@ class _Built(NamedTuple):
     warnings: tuple[str, ...]
 
 
-class TypeResolver:
+class AnnotationReader:
     """Resolves the annotations of one module (or one runtime function).
 
     Holds the state that spans a whole module: the providers, the warnings, the live
@@ -402,7 +395,7 @@ class TypeResolver:
             return ir.Type(kind="string", py="path")
         if issubclass(tp, enum.Enum):
             return self._enum(tp, where)
-        if pydantic_types.is_model(tp):
+        if is_model(tp):
             return self._inline(tp, where, lambda: model_type(self, tp, where), shared=True)
         if is_object_class(tp):
             return self._inline(tp, where, lambda: object_type(self, tp, where), shared=True)

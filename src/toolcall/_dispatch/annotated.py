@@ -27,7 +27,7 @@ import msgspec
 
 from toolcall._dispatch.coerce import Coercer
 from toolcall._dispatch.models import field_info_default, pydantic_invalid
-from toolcall._markers import is_field_info
+from toolcall._shared.kinds import from_pydantic, is_field_info, unwrap_annotated
 from toolcall._shared.signatures import evaluated_hints
 
 __all__ = ["annotated_default", "live_hints", "pydantic_checked", "pydantic_coercer"]
@@ -47,17 +47,9 @@ def live_hints(fn: Callable[..., Any]) -> dict[str, Any]:
     }
 
 
-def _metadata(hint: Any) -> tuple[Any, tuple[Any, ...]]:
-    extras: tuple[Any, ...] = ()
-    while typing.get_origin(hint) is typing.Annotated:
-        extras = hint.__metadata__ + extras
-        hint = hint.__origin__
-    return hint, extras
-
-
 def annotated_default(hint: Any) -> Callable[[], Any] | None:
     """The default an ``Annotated[T, Field(default=...)]`` gives, as a filler; else None."""
-    _, extras = _metadata(hint)
+    _, extras = unwrap_annotated(hint)
     found = None
     for extra in extras:
         if is_field_info(extra):
@@ -67,7 +59,7 @@ def annotated_default(hint: Any) -> Callable[[], Any] | None:
 
 def _is_validating(extra: Any) -> bool:
     cls = type(extra)
-    if (cls.__module__ or "").partition(".")[0] != "pydantic":
+    if not from_pydantic(cls):
         return False
     if cls.__name__ in _VALIDATING:
         return True
@@ -79,7 +71,7 @@ def pydantic_checked(hint: Any, depth: int = 0) -> bool:
     """Whether the annotation holds pydantic validation toolcall cannot run itself."""
     if depth > _DEPTH:
         return False
-    core, extras = _metadata(hint)
+    core, extras = unwrap_annotated(hint)
     if any(_is_validating(extra) for extra in extras):
         return True
     if isinstance(core, type) and typing.get_origin(core) is None:

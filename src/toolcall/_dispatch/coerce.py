@@ -41,9 +41,9 @@ from toolcall._dispatch.constraints import in_range, sized, string_checks, tight
 from toolcall._scalars import Invalid, row_of, text_of
 
 __all__ = [
+    "ClassLookup",
     "Coercer",
     "Invalid",
-    "Resolver",
     "accepts_null",
     "build_coercer",
     "constructor",
@@ -53,7 +53,7 @@ __all__ = [
 Coercer = Callable[[Any], Any]
 
 
-class Resolver(Protocol):
+class ClassLookup(Protocol):
     """Finds the live objects an IR names; both methods raise ``LookupError`` when they cannot."""
 
     def cls(self, ref: str) -> type: ...
@@ -70,7 +70,7 @@ def accepts_null(t: ir.Type) -> bool:
     return t.kind == "enum" and any(value is None for value in t.values)
 
 
-def build_coercer(t: ir.Type, resolver: Resolver, *, json_text: bool = True) -> Coercer:
+def build_coercer(t: ir.Type, resolver: ClassLookup, *, json_text: bool = True) -> Coercer:
     """The coercer for ``t``: returns the restored value or raises :class:`Invalid`.
 
     ``json_text``: whether an array or object here may arrive as JSON text (see above).
@@ -111,7 +111,7 @@ def _nullable(coerce: Coercer) -> Coercer:
     return nullable
 
 
-def _with_provider(coerce: Coercer, ref: str, resolver: Resolver) -> Coercer:
+def _with_provider(coerce: Coercer, ref: str, resolver: ClassLookup) -> Coercer:
     try:
         provider = resolver.provider(ref)
     except LookupError:
@@ -133,7 +133,7 @@ def _with_provider(coerce: Coercer, ref: str, resolver: Resolver) -> Coercer:
 # Scalars: one row of toolcall._scalars each, with the constraints of the type ---------------
 
 
-def _scalar(t: ir.Type, resolver: Resolver) -> Coercer:
+def _scalar(t: ir.Type, resolver: ClassLookup) -> Coercer:
     row = row_of(t.kind, t.py, t.wire)
     if row is None or row.kind == "any":
         return _identity
@@ -173,7 +173,7 @@ def _json_type(value: Any) -> type:
     return type(value)
 
 
-def enum_table(t: ir.Type, resolver: Resolver) -> dict[tuple[type, Any], Any]:
+def enum_table(t: ir.Type, resolver: ClassLookup) -> dict[tuple[type, Any], Any]:
     """What each value of an enum restores to, keyed by ``(its JSON type, the value)``.
 
     A value of exactly that type is looked up as it is (the generated fast path does only
@@ -189,7 +189,7 @@ def enum_table(t: ir.Type, resolver: Resolver) -> dict[tuple[type, Any], Any]:
     return restored
 
 
-def _enum(t: ir.Type, resolver: Resolver) -> Coercer:
+def _enum(t: ir.Type, resolver: ClassLookup) -> Coercer:
     restored = enum_table(t, resolver)
 
     def enum(value: Any) -> Any:
@@ -242,7 +242,7 @@ _CONTAINERS: dict[str, Callable[[list[Any]], Any]] = {
 }
 
 
-def _array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
+def _array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
     if t.prefix_items:
         return _fixed_array(t, resolver, json_text)
     item = build_coercer(t.items, resolver) if t.items is not None else _identity
@@ -315,7 +315,7 @@ def _repeats(value: Any) -> bool:
     return len(keys) != len(value)
 
 
-def _fixed_array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
+def _fixed_array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
     positions = tuple(build_coercer(item, resolver) for item in t.prefix_items)
     length = len(positions)
 
@@ -341,7 +341,7 @@ def _fixed_array(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
 # Objects ------------------------------------------------------------------------------------
 
 
-def constructor(t: ir.Type, resolver: Resolver) -> Callable[..., Any] | None:
+def constructor(t: ir.Type, resolver: ClassLookup) -> Callable[..., Any] | None:
     """The class an object is restored as; None for a plain ``dict`` (also when unresolvable)."""
     if t.py not in ("dataclass", "namedtuple", "struct"):
         return None
@@ -351,7 +351,7 @@ def constructor(t: ir.Type, resolver: Resolver) -> Callable[..., Any] | None:
         return None
 
 
-def _object(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
+def _object(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
     fields = tuple(
         (
             field.name,
@@ -434,7 +434,7 @@ def _takes_text(t: ir.Type) -> bool:
     return kind == "union" and any(_takes_text(variant) for variant in t.variants)
 
 
-def _union(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer:
+def _union(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
     # a string some variant could take as it is may be meant literally: no variant decodes it
     json_text = json_text and not _takes_text(t)
     variants = tuple(

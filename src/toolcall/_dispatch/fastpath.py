@@ -31,7 +31,13 @@ from typing import Any, Final
 import msgspec
 
 from toolcall import ir
-from toolcall._dispatch.coerce import Resolver, accepts_null, build_coercer, constructor, enum_table
+from toolcall._dispatch.coerce import (
+    ClassLookup,
+    accepts_null,
+    build_coercer,
+    constructor,
+    enum_table,
+)
 from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
 from toolcall._dispatch.result import Ok, tool_exited, tool_raised
 from toolcall._scalars import FAST_NAMES, row_of
@@ -161,7 +167,7 @@ def build_fastpath(
     *,
     is_async: bool,
     fallback: Callable[[Any], Any] | None = None,
-    resolver: Resolver | None = None,
+    resolver: ClassLookup | None = None,
 ) -> Callable[[Any], Any] | None:
     """The generated function for ``tool``, or None when it gets none.
 
@@ -242,7 +248,7 @@ class _Source:
     are relative to the function's body.
     """
 
-    def __init__(self, miss: str, resolver: Resolver) -> None:
+    def __init__(self, miss: str, resolver: ClassLookup) -> None:
         self.lines: list[str] = []
         self.free: dict[str, Any] = {}
         self._miss = miss

@@ -27,7 +27,7 @@ from typing import Any, Final
 import msgspec
 
 from toolcall import ir
-from toolcall._dispatch.coerce import Coercer, Invalid, Resolver, accepts_null
+from toolcall._dispatch.coerce import ClassLookup, Coercer, Invalid, accepts_null
 
 __all__ = ["ModelInvalid", "build_model_coercer", "field_info_default", "pydantic_invalid"]
 
@@ -90,7 +90,7 @@ def field_info_default(info: Any) -> Callable[[], Any] | None:
     return lambda: value
 
 
-def build_model_coercer(t: ir.Type, resolver: Resolver, json_text: bool) -> Coercer | None:
+def build_model_coercer(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer | None:
     """The coercer of a ``model`` / ``pydantic`` node; None when its class cannot be found
     (the value is then restored as the plain JSON shape, like any unresolvable class)."""
     try:

@@ -27,6 +27,8 @@ import threading
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
+import msgspec
+
 from toolcall import ir
 from toolcall._dispatch.annotated import (
     annotated_default,
@@ -34,7 +36,7 @@ from toolcall._dispatch.annotated import (
     pydantic_checked,
     pydantic_coercer,
 )
-from toolcall._dispatch.coerce import Invalid, Resolver, accepts_null, build_coercer
+from toolcall._dispatch.coerce import ClassLookup, Invalid, accepts_null, build_coercer
 from toolcall._dispatch.fastpath import build_fastpath
 from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import (
@@ -46,7 +48,7 @@ from toolcall._dispatch.result import (
     tool_exited,
     tool_raised,
 )
-from toolcall._markers import is_field_info
+from toolcall._shared.kinds import is_field_info
 from toolcall._shared.signatures import signature
 
 __all__ = ["Result", "ToolPlan", "build_plan", "check_timeout", "needs_general_path"]
@@ -57,7 +59,7 @@ _ABSENT: Any = object()
 _EMPTY: Any = inspect.Parameter.empty
 
 
-class ToolPlan:
+class ToolPlan(msgspec.Struct, eq=False):
     """How to dispatch one tool.
 
     ``run(args)`` validates, restores and calls, and never raises for bad input; an async
@@ -66,25 +68,16 @@ class ToolPlan:
     generated fast path when there is one) rather than methods, so a call pays no extra
     frame for the indirection. Until the first call prepares the plan they hold functions
     that prepare it first; ``prepared`` says whether that has happened, so that a caller
-    may keep the prepared functions themselves.
+    may keep the prepared functions themselves. (A Struct's fields read as fast as slots;
+    ``eq=False`` keeps plans compared and hashed by identity.)
     """
 
-    __slots__ = ("arun", "injects", "is_async", "name", "prepared", "run")
-
-    def __init__(
-        self,
-        name: str,
-        is_async: bool,
-        run: Callable[..., Result],
-        arun: Callable[..., Coroutine[Any, Any, Result]],
-        injects: bool = False,
-    ) -> None:
-        self.name = name
-        self.is_async = is_async
-        self.run = run
-        self.arun = arun
-        self.injects = injects
-        self.prepared = False
+    name: str
+    is_async: bool
+    run: Callable[..., Result]
+    arun: Callable[..., Coroutine[Any, Any, Result]]
+    injects: bool = False
+    prepared: bool = False
 
     def __repr__(self) -> str:
         return f"<ToolPlan {self.name}{' (async)' if self.is_async else ''}>"
@@ -137,7 +130,7 @@ class _Parameter:
     def __init__(
         self,
         parameter: ir.Parameter,
-        resolver: Resolver,
+        resolver: ClassLookup,
         fill: Callable[[], Any] | None,
         hint: Any = None,
     ) -> None:
@@ -207,7 +200,7 @@ class _Binder:
         "tool",
     )
 
-    def __init__(self, tool: ir.Tool, resolver: Resolver, fn: Callable[..., Any]) -> None:
+    def __init__(self, tool: ir.Tool, resolver: ClassLookup, fn: Callable[..., Any]) -> None:
         defaults = _defaults(fn)
         hints = live_hints(fn)
         self.tool = tool.name
@@ -337,7 +330,7 @@ def _invalid(name: str, error: Invalid) -> Err:
 
 
 def build_plan(
-    tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver, *, fast: bool = True
+    tool: ir.Tool, fn: Callable[..., Any], resolver: ClassLookup, *, fast: bool = True
 ) -> ToolPlan:
     """The dispatch plan of ``tool``, calling ``fn``; classes and providers via ``resolver``.
 
@@ -393,7 +386,7 @@ def _on_enough_stack(prepare: Callable[[], None]) -> None:
 
 
 def _prepared(
-    tool: ir.Tool, fn: Callable[..., Any], resolver: Resolver, is_async: bool, fast: bool
+    tool: ir.Tool, fn: Callable[..., Any], resolver: ClassLookup, is_async: bool, fast: bool
 ) -> tuple[Callable[..., Result], Callable[..., Coroutine[Any, Any, Result]]]:
     """The plan's ``run`` and ``arun``: the generated fast path when there is one."""
     binder = _Binder(tool, resolver, fn)
@@ -413,27 +406,24 @@ def _prepared(
         bound = bind(args, inject)
         if isinstance(bound, Err):
             return bound
-        positional, keywords = bound
         try:
-            value = fn(*positional, **keywords)
+            return Ok(fn(*bound[0], **bound[1]))
         except Exception as exc:
             return tool_raised(name, exc)
         except SystemExit as exc:
             return tool_exited(exc)
-        return Ok(value)
 
     async def general_async(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
-        bound = bind(args, inject)
-        if isinstance(bound, Err):
-            return bound
-        positional, keywords = bound
+        # the same body: an async tool's call returns its coroutine, run here
+        started = general(args, inject)
+        if isinstance(started, Err):
+            return started
         try:
-            value = await fn(*positional, **keywords)
+            return Ok(await started.value)
         except Exception as exc:
             return tool_raised(name, exc)
         except SystemExit as exc:
             return tool_exited(exc)
-        return Ok(value)
 
     if is_async:
         refused = Err(ToolError.async_tool(name))

@@ -33,62 +33,25 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-import msgspec
-
 from toolcall import ir
 from toolcall._cache.summary import MAX_DEPTH, Summary, summarize
+from toolcall._shared import kinds
 
-__all__ = ["Untrusted", "verify", "verify_summary"]
+__all__ = ["KINDS", "Untrusted", "verify", "verify_summary"]
 
 
 class Untrusted(Exception):
     """The entry does not describe the live module; the message says what did not match."""
 
 
-def _is_enum(cls: type) -> bool:
-    import enum
-
-    return issubclass(cls, enum.Enum)
-
-
-def _is_dataclass(cls: type) -> bool:
-    return "__dataclass_fields__" in vars(cls)
-
-
-def _is_namedtuple(cls: type) -> bool:
-    return issubclass(cls, tuple) and "_fields" in vars(cls)
-
-
-def _is_struct(cls: type) -> bool:
-
-    return issubclass(cls, msgspec.Struct)
-
-
-def _is_typeddict(cls: type) -> bool:
-    """``typing`` and ``typing_extensions`` TypedDicts alike (3.11's ``is_typeddict`` knows
-    only its own): a dict subclass carrying the key sets their metaclasses set."""
-    return issubclass(cls, dict) and "__required_keys__" in vars(cls)
-
-
-def _is_model(cls: type) -> bool:
-    pydantic = sys.modules.get("pydantic")
-    if pydantic is not None and issubclass(cls, pydantic.BaseModel):
-        return True
-    return "__pydantic_fields__" in vars(cls) and _is_dataclass(cls)
-
-
-def _is_pydantic_owned(cls: type) -> bool:
-    return cls.__module__.partition(".")[0] in ("pydantic", "pydantic_core")
-
-
-_KINDS: Final[dict[str, Callable[[type], bool]]] = {
-    "enum": _is_enum,
-    "dataclass": _is_dataclass,
-    "namedtuple": _is_namedtuple,
-    "struct": _is_struct,
-    "dict": _is_typeddict,
-    "model": _is_model,
-    "pydantic": _is_pydantic_owned,
+KINDS: Final[dict[str, Callable[[type], bool]]] = {
+    "enum": kinds.is_enum,
+    "dataclass": kinds.is_dataclass,
+    "namedtuple": kinds.is_namedtuple,
+    "struct": kinds.is_struct,
+    "dict": kinds.is_typeddict,
+    "model": kinds.is_model,
+    "pydantic": kinds.from_pydantic,
 }
 """What a class reference must be, by the ``py`` of the ``ir.Type`` that carries it."""
 
@@ -149,7 +112,7 @@ def verify_summary(
 def _class(ref: str, py: str, allowed: set[str]) -> type:
     """The class ``ref`` names on a type of this ``py``, if it is one the entry may name."""
     module_name, _, qualname = ref.partition(":")
-    kind = _KINDS.get(py)
+    kind = KINDS.get(py)
     if kind is None:
         raise Untrusted(f"{ref}: a class reference on a {py or 'plain'} type")
     if module_name not in allowed:
@@ -174,24 +137,6 @@ def _class(ref: str, py: str, allowed: set[str]) -> type:
 
 _NOT_JSON: Final[Any] = object()
 _PLAIN: Final = frozenset({bool, int, float, str, type(None)})
-
-
-def _jsonish(value: Any) -> Any:
-    """A default as derivation emits it (enum members as values, tuples as lists), or
-    ``_NOT_JSON`` for a value derivation would not have emitted."""
-    if value is None or type(value) in (bool, int, float, str):
-        return value
-    import enum
-
-    if isinstance(value, enum.Enum):
-        return _jsonish(value.value)
-    if isinstance(value, list | tuple):
-        items = [_jsonish(item) for item in value]
-        return _NOT_JSON if any(item is _NOT_JSON for item in items) else items
-    if isinstance(value, dict) and all(type(k) is str for k in value):
-        mapping = {k: _jsonish(v) for k, v in value.items()}
-        return _NOT_JSON if any(v is _NOT_JSON for v in mapping.values()) else mapping
-    return _NOT_JSON
 
 
 def _same(live: Any, emitted: Any) -> bool:
@@ -220,9 +165,10 @@ def _check_defaults(
             continue  # most defaults: a number, a string, None, equal as they are
         if value is _NOT_JSON:  # ``x: Annotated[int, Field(default=3)]``
             value = _annotated_field(fn, name)
-        if type(value).__name__ == "FieldInfo":  # ``x: int = Field(3)``: its default is 3
+        if kinds.is_field_info(value):  # ``x: int = Field(3)``: its default is 3
             value = getattr(value, "default", _NOT_JSON)
-        if value is _NOT_JSON or not _same(_jsonish(value), default):
+        carried, json = kinds.json_default(value)  # False for _NOT_JSON
+        if not carried or not _same(json, default):
             raise Untrusted(f"tool {tool!r}: the default of {name!r} changed")
 
 
@@ -238,7 +184,7 @@ def _annotated_field(fn: Callable[..., Any], name: str) -> Any:
         return _NOT_JSON
     found: Any = _NOT_JSON
     for extra in getattr(hint, "__metadata__", ()):
-        if type(extra).__name__ == "FieldInfo":
+        if kinds.is_field_info(extra):
             found = extra
     return found
 

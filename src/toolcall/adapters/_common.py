@@ -12,9 +12,8 @@ from typing import Any
 import msgspec
 
 import toolcall
-from toolcall import ir
-from toolcall._derive.annotations import unwrap_annotated
-from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
+from toolcall import Err, Ok, ToolError, encode_result, ir
+from toolcall._shared.kinds import unwrap_annotated
 from toolcall._shared.signatures import signature
 
 __all__ = ["Source", "Spec", "answer", "error_text", "specs", "subclass_of", "toolbox"]
