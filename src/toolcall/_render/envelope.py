@@ -2,17 +2,9 @@
 
 Apart from the schema walker so that a warm process can build a format's tool list from
 the cached schemas on its first ``emit`` without importing the walker or the strict rules:
-this module needs the IR's names and descriptions and nothing else. Decisions the SPEC
-leaves open:
+this module needs the IR's names and descriptions and nothing else.
 
-- A provider envelope omits ``"description"`` when the tool has none: every provider accepts
-  a tool without one, and an empty string is noise in the prompt. ``describe`` always has
-  the key (``""`` when there is none), since it is a listing, not a provider input.
-- ``strict=True`` adds ``"strict": true`` where the format has such a field (OpenAI,
-  Anthropic); elsewhere (MCP, Gemini, Bedrock) only the schema changes.
-- Gemini gets the schema as ``parametersJsonSchema`` (JSON Schema, which google-genai passes
-  on unchanged) rather than ``parameters`` (its own OpenAPI subset, which has no
-  ``additionalProperties``, ``prefixItems`` or ``const`` and would lose constraints).
+Decisions the SPEC leaves open: docs/decisions.md, "Emitting".
 """
 
 from __future__ import annotations

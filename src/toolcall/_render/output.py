@@ -9,16 +9,7 @@ non-finite float ``null``. An MCP client validates ``structuredContent`` against
 ``outputSchema`` and drops the whole call on a mismatch, so this schema promises only what the
 encoder always writes. Each scalar's form is its row's ``output`` column (``_scalars``).
 
-Decisions the SPEC leaves open:
-
-- Constraints (``minimum``, ``pattern``, ``maxLength``, ...) are left out: ``run`` enforces
-  them on arguments, but nothing checks a tool's return value, so declaring them would let a
-  client reject a result toolcall sent. Descriptions are kept. A tuple's length is its type,
-  not a constraint, and is kept.
-- A set keeps ``uniqueItems`` unless its items hold a ``Decimal``: two decimals Python tells
-  apart (``0.1`` and ``0.10000000000000000001``) may be one double to the client's parser.
-- What the encoder cannot write gets ``{}``, which every value validates against: a pydantic
-  model or type, a type provider's value, a Struct class that cannot be found.
+Decisions the SPEC leaves open: docs/decisions.md, "Output schemas".
 """
 
 from __future__ import annotations

@@ -5,17 +5,7 @@ renders the same way. It runs in two layers, the shape pydantic-ai uses: one wal
 ``ir.Type`` into a schema, with the strict rules (SPEC section 4) applied at every depth when
 asked; a thin envelope per format (``formats``) wraps the arguments schema.
 
-Decisions the SPEC leaves open:
-
-- Schemas are always inlined: no ``$ref``/``$defs`` (several MCP clients and Bedrock reject
-  them) and no ``title``.
-- The arguments object always has ``properties`` and ``required``, even when empty, so every
-  provider sees an ordinary object schema.
-- Strict mode keeps what it cannot express as close as it can and reports it (see
-  `strict_problems`): an open object is closed, a tuple keeps only its length, and ``Any``
-  keeps the schema ``{}``, which a strict provider may reject.
-- A strict tuple's ``items`` is the one schema all its positions share, else an ``anyOf`` of
-  the distinct ones, so the model is still told which kinds of values may appear.
+Decisions the SPEC leaves open: docs/decisions.md, "Emitting" and "Strict mode".
 
 Examples
 --------

@@ -1,19 +1,7 @@
 """``check_strict``: report every way a tool schema breaks OpenAI's strict-mode limits.
 
-A strict tool whose parameters schema breaks one of these limits is rejected by the API when
-the request is sent, which is far from where the schema was written. Checking at derivation
-and at export moves that failure to where it can be fixed. The limits themselves, and their
-source, are in ``limits``.
-
-Decisions the documentation leaves open:
-
-- Nesting counts the object schemas on the path from the root, the root included; arrays and
-  ``anyOf`` do not add a level. ``$defs`` entries start again at zero, since ``$ref`` is not
-  followed.
-- Only string enum and const values count towards the character totals.
-- A schema with none of ``type``, ``enum``, ``const``, ``anyOf`` or ``$ref`` (``{}``, what
-  ``Any`` renders to) and an array without ``items`` accept any value, which is none of the
-  supported types; both are reported (an array limited to ``"maxItems": 0`` is exempt).
+The limits, their source and why they are checked before a request is sent are in
+``limits``. Decisions the documentation leaves open: docs/decisions.md, "Strict mode".
 
 Examples
 --------
@@ -58,6 +46,8 @@ _SHORTHAND: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # A JSON path as a linked list, built for every node and formatted only for a problem.
 _Link: TypeAlias = "tuple[_Link, str | int] | None"
+# Schemas still to visit: (node, path, objects on the path above it, levels above it, is root).
+_Pending: TypeAlias = "list[tuple[Any, _Link, int, int, bool]]"
 
 
 def check_strict(schema_or_tool: Mapping[str, Any] | ir.Tool, *, name: str = "") -> list[str]:
@@ -167,8 +157,7 @@ class _Walk:
         self.chars = 0
 
     def run(self, root: Any) -> None:
-        # (node, path, objects on the path above it, levels above it, is it the root)
-        stack: list[tuple[Any, _Link, int, int, bool]] = [(root, None, 0, 0, True)]
+        stack: _Pending = [(root, None, 0, 0, True)]
         while stack:
             node, link, depth, level, is_root = stack.pop()
             if level > _MAX_WALK_DEPTH:
@@ -176,7 +165,7 @@ class _Walk:
                     (link, f"nested more than {_MAX_WALK_DEPTH} levels deep; not checked further")
                 )
                 continue
-            children: list[tuple[Any, _Link, int, int, bool]] = []
+            children: _Pending = []
             self._node(node, link, depth, level, is_root, children)
             stack.extend(reversed(children))
         if self.properties > MAX_PROPERTIES:
@@ -210,7 +199,7 @@ class _Walk:
         depth: int,
         level: int,
         is_root: bool,
-        children: list[tuple[Any, _Link, int, int, bool]],
+        children: _Pending,
     ) -> None:
         problems = self.problems
         if not isinstance(node, dict | Mapping):
@@ -270,12 +259,7 @@ class _Walk:
             self._less_common(node, link, depth, level, children)
 
     def _less_common(
-        self,
-        node: Mapping[str, Any],
-        link: _Link,
-        depth: int,
-        level: int,
-        children: list[tuple[Any, _Link, int, int, bool]],
+        self, node: Mapping[str, Any], link: _Link, depth: int, level: int, children: _Pending
     ) -> None:
         problems = self.problems
         if "anyOf" in node:
