@@ -199,67 +199,51 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     common = _common()
 
-    listing = commands.add_parser(
-        "list",
-        parents=[common],
-        help="show the cache location, its entries, their sizes and sources",
-        description=(
-            "Show the cache location, then one line per entry: module, size, status and "
-            "source file. A status other than 'valid' says why `clean` would remove it."
-        ),
-    )
-    listing.set_defaults(command=_list)
+    def command(name: str, run: Command, help: str, description: str) -> argparse.ArgumentParser:
+        found = commands.add_parser(name, parents=[common], help=help, description=description)
+        found.set_defaults(command=run)
+        return found
 
-    cleaning = commands.add_parser(
+    command(
+        "list",
+        _list,
+        "show the cache location, its entries, their sizes and sources",
+        "Show the cache location, then one line per entry: module, size, status and "
+        "source file. A status other than 'valid' says why `clean` would remove it.",
+    )
+    cleaning = command(
         "clean",
-        parents=[common],
-        help="remove orphaned entries (source gone or changed, old format, unreadable)",
-        description=(
-            "Remove entries no process will read again: their source is gone or changed, a "
-            "dependency changed, they are of an old format or unreadable, or they are temp "
-            "files a crashed writer left. Valid entries stay unless --older-than says so."
-        ),
+        _clean,
+        "remove orphaned entries (source gone or changed, old format, unreadable)",
+        "Remove entries no process will read again: their source is gone or changed, a "
+        "dependency changed, they are of an old format or unreadable, or they are temp "
+        "files a crashed writer left. Valid entries stay unless --older-than says so.",
     )
-    cleaning.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="only say what would be removed",
-    )
+    cleaning.add_argument("--dry-run", action="store_true", help="only say what would be removed")
     cleaning.add_argument(
         "--older-than",
         type=_days,
         metavar="DAYS",
-        help=(
-            "also remove valid entries not used for DAYS days (use is recorded at most "
-            "once a day, so values under 1 may remove entries in use)"
-        ),
+        help="also remove valid entries not used for DAYS days (use is recorded at most "
+        "once a day, so values under 1 may remove entries in use)",
     )
-    cleaning.set_defaults(command=_clean)
-
-    clearing = commands.add_parser(
+    command(
         "clear",
-        parents=[common],
-        help="remove every entry, valid or not",
-        description=(
-            "Remove every entry and temp file from the cache directory, valid or not. Other "
-            "files in the directory are left alone."
-        ),
+        _clear,
+        "remove every entry, valid or not",
+        "Remove every entry and temp file from the cache directory, valid or not. Other "
+        "files in the directory are left alone.",
     )
-    clearing.set_defaults(command=_clear)
-
-    building = commands.add_parser(
+    building = command(
         "build",
-        parents=[common],
-        help="pre-compute the entries of marked modules, to ship with a deployment",
-        description=(
-            "Import every marked module found in the given paths or packages and write its "
-            "entry, so a deployment can ship them (see docs/production.md). An argument naming "
-            "an existing file or directory is a path; anything else is a dotted module or "
-            "package name. Default: the current directory."
-        ),
+        _build,
+        "pre-compute the entries of marked modules, to ship with a deployment",
+        "Import every marked module found in the given paths or packages and write its "
+        "entry, so a deployment can ship them (see docs/production.md). An argument naming "
+        "an existing file or directory is a path; anything else is a dotted module or "
+        "package name. Default: the current directory.",
     )
     building.add_argument("targets", nargs="*", metavar="PATH|PACKAGE")
-    building.set_defaults(command=_build)
     return parser
 
 

@@ -16,23 +16,13 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from toolcall._errors import ToolcallWarning
 from toolcall._load.cold import derive_fresh
-from toolcall.cli.imports import (
-    UserCodeError,
-    describe_exception,
-    display_path,
-    load_targets,
-    prepare_sys_path,
-    resolve_targets,
-    user_output_to_stderr,
-)
+from toolcall.cli import imports
 
 __all__ = ["check"]
 
@@ -48,10 +38,10 @@ def check(arguments: Sequence[str], roots: Sequence[Path], *, strict: bool = Fal
     import toolcall
 
     toolcall.uninstall()
-    prepare_sys_path(roots)
+    imports.prepare_sys_path(roots)
     try:
-        targets = resolve_targets(arguments, roots)
-    except UserCodeError as exc:
+        targets = imports.resolve_targets(arguments, roots)
+    except imports.UserCodeError as exc:
         _error(str(exc))
         return 1
     if not targets:
@@ -62,8 +52,8 @@ def check(arguments: Sequence[str], roots: Sequence[Path], *, strict: bool = Fal
     failed = checked = tools = 0
     for target in targets:
         try:
-            modules = _recording(problems, partial(load_targets, [target]))
-        except UserCodeError as exc:
+            modules = _recording(problems, partial(imports.load_targets, [target]))
+        except imports.UserCodeError as exc:
             _error(str(exc))
             failed += 1
             continue
@@ -71,13 +61,13 @@ def check(arguments: Sequence[str], roots: Sequence[Path], *, strict: bool = Fal
             try:
                 tools += _recording(problems, partial(derive_fresh, module, strict=strict))
             except (Exception, SystemExit) as exc:  # a provider's resolve is user code
-                _error(f"cannot derive {module.__name__}: {describe_exception(exc)}")
+                _error(f"cannot derive {module.__name__}: {imports.describe_exception(exc)}")
                 failed += 1
                 continue
             checked += 1
     shown = list(dict.fromkeys(problems))
     for filename, lineno, message in shown:
-        print(f"{display_path(filename)}:{lineno}: {message}")
+        print(f"{imports.display_path(filename)}:{lineno}: {message}")
     sys.stdout.flush()
     noun = "module" if checked == 1 else "modules"
     summary = f"checked {checked} {noun} ({tools} {'tool' if tools == 1 else 'tools'})"
@@ -90,23 +80,10 @@ def check(arguments: Sequence[str], roots: Sequence[Path], *, strict: bool = Fal
 
 
 def _recording(problems: list[Problem], run: Callable[[], Any]) -> Any:
-    """Run user code with stdout sent to stderr, collecting every ``ToolcallWarning``.
-
-    Other warnings go to the interpreter's usual display, so its filters decide.
-    """
-    caught: list[warnings.WarningMessage] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ToolcallWarning)
-            with user_output_to_stderr():
-                return run()
-    finally:
-        for w in caught:
-            if issubclass(w.category, ToolcallWarning):
-                text = " ".join(str(w.message).split())
-                problems.append((w.filename, w.lineno, text))
-            else:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+    """Run user code with stdout sent to stderr, collecting every ``ToolcallWarning``."""
+    record = imports.reporting_warnings(lambda *problem: problems.append(problem))
+    with record, imports.user_output_to_stderr():
+        return run()
 
 
 def _error(message: str) -> None:

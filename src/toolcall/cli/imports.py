@@ -27,11 +27,12 @@ import importlib
 import os
 import sys
 import types
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolcall._errors import DiscoveryError
+from toolcall._errors import DiscoveryError, ToolcallWarning
 from toolcall.cli.discover import find_in_package, find_modules, module_for_file
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "import_module",
     "load_targets",
     "prepare_sys_path",
+    "reporting_warnings",
     "resolve_targets",
     "user_output_to_stderr",
 ]
@@ -104,6 +106,27 @@ def user_output_to_stderr() -> Iterator[None]:
         if saved is not None:
             os.dup2(saved, 1)
             os.close(saved)
+
+
+@contextlib.contextmanager
+def reporting_warnings(report: Callable[[str, int, str], object]) -> Iterator[None]:
+    """Hand each ``ToolcallWarning`` issued inside to ``report(file, line, one-line text)``.
+
+    Every one is caught, even one issued before (a lint must see each), while other warnings
+    are replayed through ``warnings.showwarning``, so the interpreter's filters still decide
+    about them. A failure still reports the warnings issued before it.
+    """
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ToolcallWarning)
+            yield
+    finally:
+        for w in caught:
+            if issubclass(w.category, ToolcallWarning):
+                report(w.filename, w.lineno, " ".join(str(w.message).split()))
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
 
 
 def _flush(stream: object) -> None:

@@ -16,8 +16,7 @@ import json
 import os
 import stat
 import sys
-import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,6 +32,7 @@ from toolcall.cli.imports import (
     display_path,
     load_targets,
     prepare_sys_path,
+    reporting_warnings,
     resolve_targets,
     user_output_to_stderr,
 )
@@ -193,25 +193,13 @@ def _collect(modules: Sequence[ModuleType], format: str, strict: bool) -> list[A
     return tools
 
 
-@contextlib.contextmanager
-def _reported_warnings() -> Iterator[None]:
-    """Print derivation warnings as ``warning: file:line: message``; they never fail.
+def _reported_warnings() -> contextlib.AbstractContextManager[None]:
+    """Print derivation warnings as ``warning: file:line: message``; they never fail."""
+    return reporting_warnings(_print_warning)
 
-    Other warnings are replayed through ``warnings.showwarning``, so the interpreter's
-    filters still decide about them. A failure still shows the warnings issued before it.
-    """
-    caught: list[warnings.WarningMessage] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", toolcall.ToolcallWarning)
-            yield
-    finally:
-        for w in caught:
-            if issubclass(w.category, toolcall.ToolcallWarning):
-                text = " ".join(str(w.message).split())
-                print(f"warning: {display_path(w.filename)}:{w.lineno}: {text}", file=sys.stderr)
-            else:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+
+def _print_warning(filename: str, lineno: int, text: str) -> None:
+    print(f"warning: {display_path(filename)}:{lineno}: {text}", file=sys.stderr)
 
 
 def _mode_for(path: Path) -> int:

@@ -189,34 +189,25 @@ def add_parser(commands: Any, port: Any) -> None:
         help="port to listen on, http; 0 picks a free one (default: 8000)",
     )
     add("--name", default="toolcall", help="server name shown to clients (default: toolcall)")
-    add(
-        "--strict",
-        action="store_true",
-        help="list the strict variant of every tool (for constrained decoding)",
-    )
+    _flag(serve, "--strict", "list the strict variant of every tool (for constrained decoding)")
     calls = serve.add_argument_group("calls")
-    calls.add_argument(
-        "--run-sync-in-thread",
-        action="store_true",
-        help="stdio: run plain (non-async) tools in worker threads",
-    )
-    calls.add_argument(
+    _flag(calls, "--run-sync-in-thread", "stdio: run plain (non-async) tools in worker threads")
+    _flag(
+        calls,
         "--inline",
-        action="store_true",
-        help="http: run plain tools on the event loop (fast; a blocking one stalls every client)",
+        "http: run plain tools on the event loop (fast; a blocking one stalls every client)",
     )
-    calls.add_argument(
+    _count(
+        calls,
         "--threads",
-        type=_positive_int,
-        default=None,
-        help="worker threads for plain tools (default: 16); a call finding "
-        "all busy gets a 'busy' error",
+        None,
+        "worker threads for plain tools (default: 16); a call finding all busy gets a 'busy' error",
     )
-    calls.add_argument(
+    _count(
+        calls,
         "--max-calls",
-        type=_positive_int,
-        default=None,
-        help="concurrent calls per process, beyond which 'busy' (http default: 64)",
+        None,
+        "concurrent calls per process, beyond which 'busy' (http default: 64)",
     )
     calls.add_argument(
         "--call-timeout",
@@ -224,16 +215,8 @@ def add_parser(commands: Any, port: Any) -> None:
         default=None,
         help="seconds a call may take before a 'timeout' error; 0 for no limit (http default: 60)",
     )
-    calls.add_argument(
-        "--brief-errors",
-        action="store_true",
-        help="send callers only the error kind and request id",
-    )
-    calls.add_argument(
-        "--access-log",
-        action="store_true",
-        help="one stderr line per request and per call (never the arguments)",
-    )
+    _flag(calls, "--brief-errors", "send callers only the error kind and request id")
+    _flag(calls, "--access-log", "one stderr line per request and per call (never the arguments)")
     auth = serve.add_argument_group("authentication (http)")
     auth.add_argument(
         "--auth-token-file", metavar="PATH", help="accept the bearer token in this file"
@@ -248,56 +231,30 @@ def add_parser(commands: Any, port: Any) -> None:
         "--jwt-public-key-file", metavar="PATH", help="verify JWTs with this PEM public key"
     )
     auth.add_argument("--jwt-issuer", metavar="URL", help="required JWT issuer (iss)")
-    auth.add_argument(
-        "--jwt-audience",
-        action="append",
-        metavar="AUD",
-        help="accepted JWT audience (aud); repeatable",
-    )
-    auth.add_argument(
-        "--jwt-algorithm",
-        action="append",
-        metavar="ALG",
-        help="accepted JWT algorithm; repeatable (default: RS256)",
-    )
-    auth.add_argument(
-        "--required-scope",
-        action="append",
-        metavar="SCOPE",
-        help="scope every token must carry (else 403); repeatable",
-    )
-    auth.add_argument(
+    _repeatable(auth, "--jwt-audience", "AUD", "accepted JWT audience (aud)")
+    _repeatable(auth, "--jwt-algorithm", "ALG", "accepted JWT algorithm", default="RS256")
+    _repeatable(auth, "--required-scope", "SCOPE", "scope every token must carry (else 403)")
+    _repeatable(
+        auth,
         "--authorization-server",
-        action="append",
-        metavar="URL",
-        help="issuer named in the protected-resource metadata (default: --jwt-issuer); repeatable",
+        "URL",
+        "issuer named in the protected-resource metadata (default: --jwt-issuer)",
     )
     auth.add_argument(
         "--resource-url",
         metavar="URL",
         help="this server's public URL, for the protected-resource metadata",
     )
-    auth.add_argument(
-        "--allow-unauthenticated",
-        action="store_true",
-        help="serve a non-loopback address without authentication",
-    )
-    auth.add_argument(
+    _flag(auth, "--allow-unauthenticated", "serve a non-loopback address without authentication")
+    _repeatable(
+        auth,
         "--allowed-host",
-        action="append",
-        metavar="HOST",
-        help="Host header to accept (checked on loopback always, elsewhere once given); repeatable",
+        "HOST",
+        "Host header to accept (checked on loopback always, elsewhere once given)",
     )
-    auth.add_argument(
-        "--allowed-origin",
-        action="append",
-        metavar="ORIGIN",
-        help="Origin header to accept; repeatable",
-    )
+    _repeatable(auth, "--allowed-origin", "ORIGIN", "Origin header to accept")
     scale = serve.add_argument_group("scale and limits (http)")
-    scale.add_argument(
-        "--stateless", action="store_true", help="no sessions: any replica answers any request"
-    )
+    _flag(scale, "--stateless", "no sessions: any replica answers any request")
     scale.add_argument(
         "--response",
         choices=("json", "sse"),
@@ -305,65 +262,46 @@ def add_parser(commands: Any, port: Any) -> None:
         help="answer with JSON or an SSE stream (default: sse where a tool takes a Context, "
         "else json)",
     )
-    scale.add_argument(
-        "--workers",
-        type=_positive_int,
-        default=1,
-        help="processes serving the one socket (default: 1)",
-    )
-    scale.add_argument(
-        "--max-body",
-        type=_positive_int,
-        default=4 * 1024 * 1024,
-        metavar="BYTES",
-        help="largest request body (default: 4 MiB)",
-    )
-    scale.add_argument(
-        "--max-sessions",
-        type=_positive_int,
-        default=1000,
-        help="open sessions per process (default: 1000)",
-    )
-    scale.add_argument(
-        "--session-idle-timeout",
-        type=_seconds,
-        default=300.0,
-        metavar="SECONDS",
-        help="idle time before a session ends (default: 300)",
-    )
-    scale.add_argument(
+    _count(scale, "--workers", 1, "processes serving the one socket (default: 1)")
+    _count(scale, "--max-body", 4 << 20, "largest request body (default: 4 MiB)", "BYTES")
+    _count(scale, "--max-sessions", 1000, "open sessions per process (default: 1000)")
+    _duration(scale, "--session-idle-timeout", 300.0, "idle time before a session ends")
+    _count(
+        scale,
         "--max-connections",
-        type=_positive_int,
-        default=512,
-        help="concurrent connections per process, beyond which 503 (default: 512)",
+        512,
+        "concurrent connections per process, beyond which 503 (default: 512)",
     )
-    scale.add_argument(
-        "--header-timeout",
+    _duration(scale, "--header-timeout", 10.0, "time to receive a request's headers")
+    _duration(scale, "--body-timeout", 30.0, "time to receive a request's body")
+    _count(scale, "--keep-alive", 5, "idle keep-alive time (default: 5)", "SECONDS")
+    _duration(scale, "--grace", 10.0, "on SIGTERM, time for running calls to finish")
+
+
+def _flag(group: Any, name: str, help: str) -> None:
+    group.add_argument(name, action="store_true", help=help)
+
+
+def _repeatable(group: Any, name: str, metavar: str, help: str, *, default: str = "") -> None:
+    """An option that may be given more than once, each adding a value (None when never)."""
+    shown = f" (default: {default})" if default else ""
+    group.add_argument(name, action="append", metavar=metavar, help=f"{help}; repeatable{shown}")
+
+
+def _count(
+    group: Any, name: str, default: int | None, help: str, metavar: str | None = None
+) -> None:
+    group.add_argument(name, type=_positive_int, default=default, metavar=metavar, help=help)
+
+
+def _duration(group: Any, name: str, default: float, help: str) -> None:
+    """A number of seconds with a default, shown in the help as a whole number."""
+    group.add_argument(
+        name,
         type=_seconds,
-        default=10.0,
+        default=default,
         metavar="SECONDS",
-        help="time to receive a request's headers (default: 10)",
-    )
-    scale.add_argument(
-        "--body-timeout",
-        type=_seconds,
-        default=30.0,
-        metavar="SECONDS",
-        help="time to receive a request's body (default: 30)",
-    )
-    scale.add_argument(
-        "--keep-alive",
-        type=_positive_int,
-        default=5,
-        metavar="SECONDS",
-        help="idle keep-alive time (default: 5)",
-    )
-    scale.add_argument(
-        "--grace",
-        type=_seconds,
-        default=10.0,
-        metavar="SECONDS",
-        help="on SIGTERM, time for running calls to finish (default: 10)",
+        help=f"{help} (default: {default:g})",
     )
 
 
