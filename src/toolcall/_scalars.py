@@ -13,18 +13,7 @@ Keeping the row together is what keeps schema and dispatch in agreement: the pat
 other, both in ``[0-9]`` (every grammar engine reads it; llama.cpp's GBNF converter refuses
 ``\\d``) and both with a bounded exponent, so the schema admits exactly what ``run`` takes.
 
-Decisions the SPEC leaves open (see docs/decisions.md):
-
-- ``datetime``, ``time`` and ``timedelta`` are read as pydantic reads them in JSON mode
-  (issue 21): ISO 8601, naive without an offset (an offset is never invented), hours up to
-  23; Unix timestamps refused; a duration also as a number of seconds, which the schema (the
-  string, as pydantic's) does not say, as a ``Decimal`` takes an integer.
-- These rows, not msgspec, decide what is accepted: msgspec rounds a fraction past
-  microseconds (Python and pydantic truncate) and refuses ``12:00``, a bare date, a ``,``
-  fraction and ``Y``/``M``/``W`` durations, so a path that validates with msgspec must hand
-  such values to these rows.
-- A ``Decimal`` has at most three exponent digits (``1e999``): Python would otherwise build
-  ``Decimal("1e999999999")`` for the tool, a number whose ``int()`` never finishes.
+What the SPEC leaves open about these values is in ``docs/decisions.md``, "Scalar values".
 """
 
 from __future__ import annotations

@@ -129,8 +129,9 @@ class Type(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fal
         _validate(self)
 
 
-class Field(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
-    """A property of an object type (TypedDict key, dataclass/Struct/NamedTuple field)."""
+class _Member(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """What a property of an object and an argument of a tool both carry: the fields of a
+    subclass follow these, so each encodes exactly as if it declared them itself."""
 
     name: str
     type: Type
@@ -141,7 +142,11 @@ class Field(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     examples: tuple[Any, ...] = ()
 
 
-class Parameter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+class Field(_Member, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """A property of an object type (TypedDict key, dataclass/Struct/NamedTuple field)."""
+
+
+class Parameter(_Member, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """An argument of a tool.
 
     ``required`` is False for every parameter with a Python default; ``has_default`` is
@@ -149,13 +154,6 @@ class Parameter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     domain).
     """
 
-    name: str
-    type: Type
-    required: bool = True
-    has_default: bool = False
-    default: Any = None
-    description: str = ""
-    examples: tuple[Any, ...] = ()
     positional_only: bool = False
     keyword_only: bool = False
 
