@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+import toolcall
+from toolcall._load import trust
+from toolcall._shared.kinds import class_ref
+from zoo import KINDS
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "toolcall"
 
@@ -169,18 +175,13 @@ def test_the_warm_path_imports_derivation_only_through_the_cold_path() -> None:
 
 
 EDGES = {
-    "toolcall.mcp.server": {
-        "toolcall._load.warm",
-        "toolcall._render.output",
-        "toolcall.adapters._common",
-    },
+    "toolcall.mcp.server": {"toolcall._render.output", "toolcall.adapters._common"},
     "toolcall.mcp.calls": {"toolcall._dispatch.result"},
     "toolcall.cli.check": {"toolcall._load.cold"},
     "toolcall._derive.pydantic_meta": {"toolcall._render"},
 }
 """The documented exceptions to "downstream uses the public API only" (docs/internals.md):
-the MCP server looks modules up as the API does, declares output schemas and reads the
-adapters' tool specs; its call guard reports a tool's ``BaseException`` by the rule ``run``
+the MCP server declares output schemas and reads the adapters' tool specs; its call guard reports a tool's ``BaseException`` by the rule ``run``
 uses; ``toolcall check`` derives as a cold process would; derivation renders the schema a
 ``json_schema_extra`` callable is given."""
 
@@ -214,3 +215,18 @@ def test_downstream_reaches_private_modules_only_through_documented_edges() -> N
             if found:
                 offenders[module] = found
     assert offenders == {}
+
+
+@pytest.mark.parametrize("cls", KINDS, ids=lambda cls: cls.__name__)
+def test_the_trust_check_accepts_what_derivation_says_a_class_is(cls: type) -> None:
+    """Derivation and the trust check share one rule per class kind: the ``py`` derivation
+    records for a class is one the trust check then accepts that class as, or every warm
+    load of a tool using it would be a miss."""
+
+    def tool(value: Any) -> None:
+        """Take one value."""
+
+    tool.__annotations__ = {"value": cls, "return": None}
+    derived = toolcall.derive(tool).parameters[0].type
+    assert derived.ref == class_ref(cls)
+    assert trust.KINDS[derived.py](cls)
