@@ -1,5 +1,5 @@
-"""What every provider module shares: reading fields by name, the result text, and a
-:class:`Provider` that answers an API's calls, sync or async, given how it shapes them.
+"""What every provider module shares: reading fields by name, and a :class:`Provider` that
+answers an API's calls, sync or async, given how it shapes them.
 
 Fields are read by name, so the SDKs' objects and plain dicts are read alike and no SDK is
 imported. Each provider module types its results as the SDK's own types where the SDK has
@@ -26,7 +26,6 @@ __all__ = [
     "SupportsArun",
     "SupportsRun",
     "check_type",
-    "content",
     "field",
     "items",
     "optional",
@@ -69,13 +68,14 @@ class Provider(Generic[R]):
     """A message or response (or the list itself) to the call items a toolcall tool answers,
     in the order the model made them; everything else (text, reasoning, server-side tools)
     is skipped."""
-    write: Callable[[Call, Ok[Any] | Err], R]
-    """The result of a call to the shape that answers it."""
+    write: Callable[[Call, str, bool], R]
+    """The shape that answers a call, given the result text and whether it reports an error
+    (the text is the same for every provider, so results read one way in logs)."""
 
     def answer(self, toolbox: SupportsRun, item: Any) -> R:
         """Run one call; its answer."""
         call = self.read(item)
-        return self.write(call, _run(toolbox, call))
+        return self._write(call, _run(toolbox, call))
 
     def answer_all(self, toolbox: SupportsRun, message: Any) -> list[R]:
         """Run every call of ``message`` in turn; their answers in the calls' order."""
@@ -84,7 +84,7 @@ class Provider(Generic[R]):
     async def aanswer(self, toolbox: SupportsArun, item: Any) -> R:
         """:meth:`answer`, awaiting the call."""
         call = self.read(item)
-        return self.write(call, await _arun(toolbox, call))
+        return self._write(call, await _arun(toolbox, call))
 
     async def aanswer_all(self, toolbox: SupportsArun, message: Any) -> list[R]:
         """:meth:`answer_all`, running the calls concurrently (a model's parallel tool calls).
@@ -93,7 +93,10 @@ class Provider(Generic[R]):
         """
         calls = [self.read(item) for item in self.calls(message)]
         results = await gather(_arun(toolbox, call) for call in calls)
-        return [self.write(call, result) for call, result in zip(calls, results, strict=True)]
+        return [self._write(call, result) for call, result in zip(calls, results, strict=True)]
+
+    def _write(self, call: Call, result: Ok[Any] | Err) -> R:
+        return self.write(call, *_content(call, result))
 
 
 def _run(toolbox: SupportsRun, call: Call) -> Ok[Any] | Err:
@@ -106,6 +109,24 @@ async def _arun(toolbox: SupportsArun, call: Call) -> Ok[Any] | Err:
     if isinstance(call.arguments, ToolError):
         return Err(call.arguments)
     return await toolbox.arun(call.name, call.arguments)
+
+
+def _content(call: Call, result: Ok[Any] | Err) -> tuple[str, bool]:
+    """The value as JSON, or ``{"error": "<message>"}``; and whether it reports an error.
+
+    A result that cannot be encoded is the tool's bug, not the model's: it is logged with its
+    traceback and answered as a ``raised`` error.
+    """
+    if isinstance(result, Ok):
+        try:
+            return encode_result(result.value), False
+        except Exception as exc:
+            _log.error("the result of tool %s cannot be encoded as JSON", call.name, exc_info=exc)
+            error = ToolError.raised(exc)
+    else:
+        error = result.error
+    message = error.message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _encoder.encode({"error": message}).decode(), True
 
 
 # Reading calls.
@@ -145,25 +166,3 @@ def items(obj: Any, key: str, what: str) -> Any:
         return obj
     found = obj.get(key) if isinstance(obj, Mapping) else field(obj, key, what)
     return found if isinstance(found, list | tuple) else ()
-
-
-# Writing results.
-
-
-def content(call: Call, result: Ok[Any] | Err) -> tuple[str, bool]:
-    """The result text and whether it reports an error.
-
-    The same text for every provider, so results read one way in logs: the value as JSON, or
-    ``{"error": "<message>"}``. A result that cannot be encoded is the tool's bug, not the
-    model's: it is logged with its traceback and answered as a ``raised`` error.
-    """
-    if isinstance(result, Ok):
-        try:
-            return encode_result(result.value), False
-        except Exception as exc:
-            _log.error("the result of tool %s cannot be encoded as JSON", call.name, exc_info=exc)
-            error = ToolError.raised(exc)
-    else:
-        error = result.error
-    message = error.message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _encoder.encode({"error": message}).decode(), True

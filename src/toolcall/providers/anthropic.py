@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
 
-from toolcall import Err, Ok
 from toolcall.providers._wire import (
     Call,
     Provider,
     SupportsArun,
     SupportsRun,
     check_type,
-    content,
     field,
     items,
     optional,
@@ -53,10 +51,9 @@ def _calls(message: Any) -> list[Any]:
     ]
 
 
-def _write(call: Call, result: Ok[Any] | Err) -> AnthropicToolResult:
+def _write(call: Call, text: str, failed: bool) -> AnthropicToolResult:
     """The result block; ``is_error`` as well as the error text, since this API has a place
     for it."""
-    text, failed = content(call, result)
     block: AnthropicToolResult = {"type": "tool_result", "tool_use_id": call.id, "content": text}
     if failed:
         block["is_error"] = True

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
-from toolcall import Err, Ok
 from toolcall.providers._wire import (
     Call,
     Provider,
     SupportsArun,
     SupportsRun,
-    content,
     field,
     items,
     optional,
@@ -54,8 +52,7 @@ def _calls(message: Any) -> list[Any]:
     return [block for block in items(message, "content", "a message") if "toolUse" in block]
 
 
-def _write(call: Call, result: Ok[Any] | Err) -> BedrockToolResult:
-    text, failed = content(call, result)
+def _write(call: Call, text: str, failed: bool) -> BedrockToolResult:
     status: Literal["success", "error"] = "error" if failed else "success"
     return {"toolResult": {"toolUseId": call.id, "content": [{"text": text}], "status": status}}
 

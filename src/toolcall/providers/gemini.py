@@ -6,13 +6,11 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 import msgspec
 
-from toolcall import Err, Ok
 from toolcall.providers._wire import (
     Call,
     Provider,
     SupportsArun,
     SupportsRun,
-    content,
     field,
     items,
     optional,
@@ -62,10 +60,9 @@ def _is_call(item: Any) -> bool:
     return optional(item, "function_call") is not None or optional(item, "name") is not None
 
 
-def _write(call: Call, result: Ok[Any] | Err) -> GeminiFunctionResponse:
+def _write(call: Call, text: str, failed: bool) -> GeminiFunctionResponse:
     """The ``function_response`` part; its ``response`` is the value as JSON (an object, not
     text, is what this API takes), under ``output``, or the error object itself."""
-    text, failed = content(call, result)
     response = _decoder.decode(text)
     answered: Any = {"name": call.name, "response": response if failed else {"output": response}}
     if call.id is not None:

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 import msgspec
 
-from toolcall import Err, Ok, ToolError
+from toolcall import ToolError
 from toolcall.providers._wire import (
     Call,
     Provider,
     SupportsArun,
     SupportsRun,
     check_type,
-    content,
     field,
     items,
     optional,
@@ -106,8 +105,7 @@ def _chat_calls(message: Any) -> list[Any]:
     ]
 
 
-def _chat_message(call: Call, result: Ok[Any] | Err) -> OpenAIToolMessage:
-    text, _ = content(call, result)
+def _chat_message(call: Call, text: str, failed: bool) -> OpenAIToolMessage:
     return {"role": "tool", "tool_call_id": call.id, "content": text}
 
 
@@ -157,8 +155,7 @@ def _responses_calls(response: Any) -> list[Any]:
     ]
 
 
-def _responses_item(call: Call, result: Ok[Any] | Err) -> ResponsesFunctionCallOutput:
-    text, _ = content(call, result)
+def _responses_item(call: Call, text: str, failed: bool) -> ResponsesFunctionCallOutput:
     return {"type": "function_call_output", "call_id": call.id, "output": text}
 
 
