@@ -1,7 +1,7 @@
 """Why ``run`` does not hand nested arguments to ``msgspec.convert`` (issue 23, item 3).
 
 Two findings, both printed by this script so that they can be checked again against a newer
-msgspec (see docs/decisions.md, "C-validated happy path (issue 23)"):
+msgspec (see docs/decisions.md, "Nested arguments keep the generated Python path"):
 
 1. **What msgspec accepts that toolcall refuses, or reads differently.** For each input the
    script calls ``toolcall.run`` and ``msgspec.convert`` into a ``Struct`` of the same
@@ -327,8 +327,9 @@ def write_section(lines: list[str]) -> None:
         "",
         "One run of `perf/probe_cpath.py --write` (generated; do not edit by hand), Python "
         f"{platform.python_version()}, msgspec {msgspec.__version__}. Why nested arguments "
-        'keep the generated Python path: docs/decisions.md, "C-validated happy path '
-        '(issue 23)", which also gives instruction counts (cachegrind): on a shared machine '
+        'keep the generated Python path: docs/decisions.md, "Nested arguments keep the '
+        'generated Python path"; the instruction counts (cachegrind) are under "Measurements '
+        'behind the decisions" below: on a shared machine '
         "the wall-clock order of the designs below changes from run to run. The C paths "
         "leave out the checks no code after `convert` can make (a set, a subclass).",
         "",

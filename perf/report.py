@@ -464,7 +464,9 @@ SCALE_MARKER = "<!-- bench_scale.py -->"
 """Where the section of ``perf/bench_scale.py --write`` starts in RESULTS.md."""
 PROBE_MARKER = "<!-- probe_cpath.py -->"
 """Where the section of ``perf/probe_cpath.py --write`` starts (after the scale section)."""
-SECTIONS = (SCALE_MARKER, PROBE_MARKER)
+MEASUREMENTS_MARKER = "<!-- measurements -->"
+"""Starts the hand-written figures behind docs/decisions.md, which no script writes."""
+SECTIONS = (SCALE_MARKER, PROBE_MARKER, MEASUREMENTS_MARKER)
 """The sections after the main report, each written by its own script, in this order."""
 
 

@@ -181,9 +181,9 @@ EDGES = {
     "toolcall._derive.pydantic_meta": {"toolcall._render"},
 }
 """The documented exceptions to "downstream uses the public API only" (docs/internals.md):
-the MCP server declares output schemas and reads the adapters' tool specs; its call guard reports a tool's ``BaseException`` by the rule ``run``
-uses; ``toolcall check`` derives as a cold process would; derivation renders the schema a
-``json_schema_extra`` callable is given."""
+the MCP server declares output schemas and reads the adapters' tool specs; its call guard
+reports a tool's ``BaseException`` by the rule ``run`` uses; ``toolcall check`` derives as a
+cold process would; derivation renders the schema a ``json_schema_extra`` callable is given."""
 
 
 @pytest.mark.parametrize("module", sorted(EDGES))
