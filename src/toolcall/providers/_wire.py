@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import msgspec
@@ -57,8 +56,7 @@ class Call(NamedTuple):
     again, so that is its answer, not an exception."""
 
 
-@dataclass(frozen=True, slots=True)
-class Provider(Generic[R]):
+class Provider(msgspec.Struct, Generic[R], frozen=True):
     """One API's shapes: how it sends a call, where a message holds its calls, and the shape
     ``R`` that answers one."""
 
