@@ -33,7 +33,7 @@ from served import (
 )
 
 from toolcall.mcp import HttpOptions, is_loopback
-from toolcall.mcp.http import _security
+from toolcall.mcp import http as mcp_http
 
 GUARD_ARGS = (
     *("--threads", "1", "--call-timeout", "4", "--access-log", "--brief-errors"),
@@ -324,13 +324,13 @@ def test_every_loopback_spelling_is_loopback(host: str, loopback: bool) -> None:
     """Every spelling of a loopback address turns DNS-rebinding protection on; any other host
     leaves it off."""
     assert is_loopback(host) is loopback
-    settings = _security(HttpOptions(host=host))
+    settings = mcp_http._security(HttpOptions(host=host))
     assert settings.enable_dns_rebinding_protection is loopback
 
 
 def test_allowed_hosts_turn_the_check_on_elsewhere() -> None:
     """Allowed hosts turn the Host check on for a public address, with exactly those hosts."""
-    settings = _security(HttpOptions(host="0.0.0.0", allowed_hosts=["mcp.example.com"]))
+    settings = mcp_http._security(HttpOptions(host="0.0.0.0", allowed_hosts=["mcp.example.com"]))
     assert settings.enable_dns_rebinding_protection
     assert settings.allowed_hosts == ["mcp.example.com"]
 
