@@ -106,6 +106,25 @@ CASES = [
 ]
 
 
+def _answered(
+    make_module: Callable[..., types.ModuleType],
+    helper: Callable[..., Any],
+    response: Callable[..., Any],
+    args: tuple[Any, ...],
+) -> list[Any]:
+    """What an async plural helper answers for ``args`` sent to the paired tools, which
+    finish only when both have started (so only concurrent calls can answer)."""
+    module = make_module(_PAIR)
+    box = toolcall.Toolbox(module)
+
+    async def main() -> list[Any]:
+        module.started.update(a=asyncio.Event(), b=asyncio.Event())
+        result: list[Any] = await asyncio.wait_for(helper(box, response(args)), 30)
+        return result
+
+    return asyncio.run(main())
+
+
 @pytest.mark.parametrize(("helper", "response", "read"), CASES)
 def test_async_helpers_run_calls_concurrently_in_order(
     make_module: Callable[..., types.ModuleType],
@@ -113,15 +132,8 @@ def test_async_helpers_run_calls_concurrently_in_order(
     response: Callable[..., Any],
     read: Callable[[Any], tuple[str, str]],
 ) -> None:
-    module = make_module(_PAIR)
-    box = toolcall.Toolbox(module)
-
-    async def main() -> list[Any]:
-        module.started.update(a=asyncio.Event(), b=asyncio.Event())
-        result: list[Any] = await asyncio.wait_for(helper(box, response(_ARGS)), 30)
-        return result
-
-    answered = asyncio.run(main())
+    """An async plural helper runs a message's calls at once and answers them in order."""
+    answered = _answered(make_module, helper, response, _ARGS)
     assert [read(item) for item in answered] == [("c0", '"a"'), ("c1", '"b"')]
 
 
@@ -132,16 +144,9 @@ def test_async_helpers_one_failure_leaves_the_rest(
     response: Callable[..., Any],
     read: Callable[[Any], tuple[str, str]],
 ) -> None:
-    module = make_module(_PAIR)
-    box = toolcall.Toolbox(module)
+    """One call of a message failing is that call's error; the others still answer."""
     args = (_ARGS[0], {"name": "x"}, _ARGS[1])
-
-    async def main() -> list[Any]:
-        module.started.update(a=asyncio.Event(), b=asyncio.Event())
-        result: list[Any] = await asyncio.wait_for(helper(box, response(args)), 30)
-        return result
-
-    answered = [read(item) for item in asyncio.run(main())]
+    answered = [read(item) for item in _answered(make_module, helper, response, args)]
     assert answered[0] == ("c0", '"a"')
     assert answered[2] == ("c2", '"b"')
     assert answered[1][0] == "c1"
