@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import pathlib
 import re
-from collections.abc import Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
 import msgspec
 
+from toolcall._dispatch.encode import encode_json
 from toolcall._errors import ToolRetry
 from toolcall._scalars import scalar_reasons
 from toolcall._shared import log
@@ -412,34 +411,18 @@ class Err(msgspec.Struct, frozen=True):
     error: ToolError
 
 
-def _enc_hook(value: Any) -> Any:
-    if isinstance(value, pathlib.PurePath):
-        return str(value)
-    if isinstance(value, ToolError):
-        return value.to_dict()
-    # what a Mapping[str, T] or Sequence[T] annotation allows beyond dict and list
-    # (MappingProxyType, ChainMap, deque, range, dict views), written as its output schema says
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, Sequence | AbstractSet):
-        return list(value)
-    msg = f"cannot encode a {type(value).__name__} as JSON; return plain data from the tool"
-    raise TypeError(msg)
-
-
-_encoder = msgspec.json.Encoder(enc_hook=_enc_hook, decimal_format="number")
-
-
 def encode_result(value: Any) -> str:
     """A tool's return value as JSON text, for the tool-result message.
 
-    dataclasses, ``msgspec.Struct``, datetimes, UUIDs, enums, sets, decimals and paths are
-    encoded the way a model expects to read them. A ``ToolError`` (or an ``Err``) is
-    encoded as its ``to_dict()``, bounded like its message; msgspec would otherwise encode
-    the dataclass field by field, the offending value in full.
+    Written by ``toolcall._dispatch.encode``: dataclasses, ``msgspec.Struct``, attrs
+    classes, pydantic models (``model_dump(mode="json", by_alias=True)``), datetimes, UUIDs,
+    enums, sets, decimals and paths the way a model expects to read them; media as the MCP
+    content block JSON they would be. A ``ToolError`` (or an ``Err``) is encoded as its
+    ``to_dict()``, bounded like its message; msgspec would otherwise encode the dataclass
+    field by field, the offending value in full.
     """
     if type(value) is Err:
         value = {"error": value.error.to_dict()}
     elif type(value) is ToolError:
         value = value.to_dict()
-    return _encoder.encode(value).decode()
+    return encode_json(value)

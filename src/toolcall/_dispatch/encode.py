@@ -1,0 +1,220 @@
+"""A tool's return value as what a destination sends: JSON text, plain text, or media parts.
+
+One encoder serves ``run``'s callers, the providers, the adapters and the MCP server, so a
+value reads the same everywhere:
+
+- plain data, dataclasses, TypedDicts, NamedTuples, msgspec Structs and attrs classes as
+  msgspec writes them; pydantic models (``BaseModel``, ``RootModel``, pydantic dataclasses)
+  as ``model_dump(mode="json", by_alias=True)`` writes them, their serializers run and
+  their aliases used, as pydantic-ai sends them and as toolcall reads them in arguments;
+- a ``str`` is itself wherever the destination is text (``result_text``);
+- media (``toolcall.Image``/``Audio``/``File``, the MCP SDK's content blocks, FastMCP's
+  ``Image``/``Audio``/``File``), alone or in a list mixed with text, are ``parts``: each
+  destination writes them in its own form.
+
+Nothing is imported to recognise a class: pydantic, the MCP SDK and FastMCP are looked up in
+``sys.modules``, so a value of theirs exists only once its module is loaded.
+"""
+
+from __future__ import annotations
+
+import base64
+import pathlib
+import sys
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, NamedTuple
+
+import msgspec
+
+from toolcall._dispatch.content import Media
+from toolcall._shared.kinds import is_model
+
+__all__ = ["Blob", "Part", "encode_json", "fallback_text", "parts", "result_text"]
+
+
+class Blob(NamedTuple):
+    """One media part, whatever class the tool returned it as."""
+
+    kind: str
+    """``image``, ``audio``, ``file`` (an embedded resource), or ``link`` (a resource link:
+    ``uri`` only, no data)."""
+    mime_type: str
+    data: str
+    """The bytes as base64 (empty for a link)."""
+    name: str | None = None
+    uri: str | None = None
+    text: str | None = None
+    """A text resource's text (MCP ``TextResourceContents``); ``data`` holds it too."""
+
+    def size(self) -> int:
+        return len(self.data) * 3 // 4 - self.data[-2:].count("=")
+
+
+Part = str | Blob
+"""A part of a multi-part result: text, or media."""
+
+_MCP_MODULES = ("mcp", "mcp_types")
+_MCP_BLOCKS = frozenset(
+    {"TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink"}
+)
+_FASTMCP_TYPES = "fastmcp.utilities.types"
+
+
+def _attr(obj: Any, *names: str) -> Any:
+    """A field under its Python name in one SDK version and its wire name in another."""
+    for name in names:
+        found = getattr(obj, name, None)
+        if found is not None:
+            return found
+    return None
+
+
+def _mcp_part(value: Any) -> Part | None:
+    """An MCP SDK content block as a part (v1 and v2 SDKs: classes found by module and name)."""
+    cls = type(value)
+    if cls.__name__ not in _MCP_BLOCKS:
+        return None
+    if (cls.__module__ or "").partition(".")[0] not in _MCP_MODULES:
+        return None
+    kind = cls.__name__
+    if kind == "TextContent":
+        return str(value.text)
+    mime = _attr(value, "mime_type", "mimeType")
+    if kind == "ImageContent":
+        return Blob("image", mime or "image/png", value.data)
+    if kind == "AudioContent":
+        return Blob("audio", mime or "audio/wav", value.data)
+    uri = str(value.uri) if kind == "ResourceLink" else str(value.resource.uri)
+    name = uri.rstrip("/").rpartition("/")[2] or None
+    if kind == "ResourceLink":
+        return Blob("link", mime or "", "", _attr(value, "name") or name, uri)
+    resource = value.resource
+    mime = _attr(resource, "mime_type", "mimeType")
+    text = getattr(resource, "text", None)
+    if isinstance(text, str):
+        encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        return Blob("file", mime or "text/plain", encoded, name, uri, text)
+    return Blob("file", mime or "application/octet-stream", resource.blob, name, uri)
+
+
+def _fastmcp_part(value: Any) -> Part | None:
+    module = sys.modules.get(_FASTMCP_TYPES)
+    if module is None:
+        return None
+    for cls_name, convert in (
+        ("Image", "to_image_content"),
+        ("Audio", "to_audio_content"),
+        ("File", "to_resource_content"),
+    ):
+        cls = getattr(module, cls_name, None)
+        if isinstance(cls, type) and isinstance(value, cls):
+            return _mcp_part(getattr(value, convert)())
+    return None
+
+
+def part(value: Any) -> Part | None:
+    """``value`` as a media part (or an MCP text block as its text); None for data."""
+    if isinstance(value, Media):
+        return Blob(value.kind, value.mime_type, value.base64(), value.name)
+    return _mcp_part(value) or _fastmcp_part(value)
+
+
+def parts(value: Any) -> tuple[Part, ...] | None:
+    """The parts of a media result, in order; None when ``value`` is data (JSON or text).
+
+    A list or tuple holding at least one media part is a multi-part result: its strings are
+    text, its other items JSON text. ``str`` alone is data: ``result_text`` sends it as is.
+    """
+    found = part(value)
+    if found is not None:
+        return (found,)
+    if type(value) not in (list, tuple) or not value:
+        return None
+    converted = [part(item) for item in value]
+    if all(item is None or isinstance(item, str) for item in converted):
+        return None
+    return tuple(
+        found if found is not None else item if isinstance(item, str) else encode_json(item)
+        for item, found in zip(value, converted, strict=True)
+    )
+
+
+def fallback_text(blob: Blob, api: str) -> str:
+    """The line that stands for a part ``api`` cannot carry: what it was, never its bytes
+    (base64 in a text result costs the model tokens and shows it nothing)."""
+    if blob.kind == "link":
+        return f"[resource {blob.uri}]"
+    if blob.text is not None:
+        return blob.text
+    named = f" {blob.name!r}" if blob.name else ""
+    return (
+        f"[{blob.kind}{named}: {blob.mime_type}, {blob.size():,} bytes; {api} tool results "
+        f"cannot carry it]"
+    )
+
+
+def _block_json(blob: Blob) -> dict[str, Any]:
+    """A part as the MCP content block JSON it would be: lossless, self-describing."""
+    if blob.kind == "link":
+        return {"type": "resource_link", "uri": blob.uri, "name": blob.name or blob.uri}
+    if blob.kind in ("image", "audio"):
+        return {"type": blob.kind, "data": blob.data, "mimeType": blob.mime_type}
+    resource: dict[str, Any] = {"uri": blob.uri or f"file:///{blob.name or 'resource'}"}
+    resource["mimeType"] = blob.mime_type
+    if blob.text is not None:
+        resource["text"] = blob.text
+    else:
+        resource["blob"] = blob.data
+    return {"type": "resource", "resource": resource}
+
+
+def _pydantic(value: Any) -> Any:
+    """A pydantic model's ``model_dump(mode="json", by_alias=True)``; ``_NOT`` for others."""
+    main = sys.modules.get("pydantic.main")
+    if main is not None and isinstance(value, main.BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if is_model(type(value)):  # a pydantic dataclass: its serializers, not msgspec's fields
+        adapter = sys.modules["pydantic"].TypeAdapter(type(value))
+        return adapter.dump_python(value, mode="json", by_alias=True)
+    return _NOT
+
+
+_NOT: Any = object()
+
+
+def _enc_hook(value: Any) -> Any:
+    if isinstance(value, pathlib.PurePath):
+        return str(value)
+    dumped = _pydantic(value)
+    if dumped is not _NOT:
+        return dumped
+    found = part(value)
+    if found is not None:
+        return found if isinstance(found, str) else _block_json(found)
+    # what a Mapping[str, T] or Sequence[T] annotation allows beyond dict and list
+    # (MappingProxyType, ChainMap, deque, range, dict views), written as its output schema says
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, Sequence | AbstractSet):
+        return list(value)
+    msg = (
+        f"cannot encode a {type(value).__name__} as JSON; return plain data, a dataclass, "
+        "a pydantic model or toolcall.Image/Audio/File from the tool"
+    )
+    raise TypeError(msg)
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_enc_hook, decimal_format="number")
+
+
+def encode_json(value: Any) -> str:
+    """``value`` as JSON text; media as the MCP content block JSON they would be."""
+    if is_model(type(value)):  # msgspec would write a pydantic dataclass field by field
+        value = _pydantic(value)
+    return _encoder.encode(value).decode()
+
+
+def result_text(value: Any) -> str:
+    """What a text destination receives: a ``str`` as itself, anything else as JSON."""
+    return value if type(value) is str else encode_json(value)
