@@ -18,6 +18,7 @@ from toolcall import ir
 from toolcall._cache import nodes
 from toolcall._cache import store as _cache
 from toolcall._derive.module import Derived, derive_function, derive_module, warn_at
+from toolcall._dispatch.coerce import accepts_null
 from toolcall._errors import ToolcallWarning
 from toolcall._frozen import freeze
 from toolcall._load.registry import ModuleEntry
@@ -130,7 +131,8 @@ def derive(fn: Callable[..., Any]) -> ir.Tool:
 
 def derive_fresh(module: types.ModuleType, *, strict: bool) -> int:
     """Derive and render ``module`` as a cold process would, issuing its warnings the way a
-    cold load does (``strict`` adds every ``check_strict`` line); the number of tools."""
+    cold load does (``strict`` adds every ``check_strict`` line and every default strict mode
+    cannot deliver); the number of tools."""
     derived = derive_module(module)
     _, _, lines = render_schemas(derived.ir.tools)
     for tool, found in zip(derived.ir.tools, lines, strict=True):
@@ -138,9 +140,32 @@ def derive_fresh(module: types.ModuleType, *, strict: bool) -> int:
         for line in found:
             warn_at(function, line)
         if strict:
-            for line in check_strict(tool):
+            for line in (*check_strict(tool), *_unreachable_defaults(tool)):
                 warn_at(function, line)
     return len(derived.ir.tools)
+
+
+def _unreachable_defaults(tool: ir.Tool) -> list[str]:
+    """One line per parameter whose default a model under strict mode can never choose.
+
+    Strict mode lists every property as required, so a model with nothing to say sends
+    null. ``run`` reads that null as "not given" only when the type has no ``None`` (SPEC 4's
+    explicit-null rule, ``accepts_null``); for ``Optional[str] = "none"`` null is a value,
+    the function receives None, and the default is never used. A default of None is the
+    null itself, and is reached.
+    """
+    found = []
+    for p in tool.parameters:
+        if p.required or (p.has_default and p.default is None) or not accepts_null(p.type):
+            continue
+        default = f"the default {p.default!r}" if p.has_default else "its default"
+        found.append(
+            f"{tool.qualname or tool.name}({p.name}): under strict mode {default} is never "
+            "used: every property is required there, so a model with nothing to say sends "
+            "null, and this parameter accepts null, so the function receives None (drop "
+            'None from its type, so that null means "not given", or make None the default)'
+        )
+    return found
 
 
 def _warn_sourceless(module: types.ModuleType, origin: str, directory: Path | None) -> None:
