@@ -7,7 +7,7 @@ Nothing here validates against the function, because a warning belongs to deriva
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, overload
 
@@ -128,6 +128,7 @@ class ToolMeta(msgspec.Struct, frozen=True):
     description: str | None = None
     title: str | None = None
     annotations: Mapping[str, bool] | None = None
+    search: tuple[str, ...] = ()
 
 
 @overload
@@ -139,6 +140,7 @@ def tool(
     description: str | None = None,
     title: str | None = None,
     annotations: Mapping[str, bool] | Any = None,
+    search: str | Iterable[str] = (),
 ) -> Callable[[F], F]: ...
 def tool(
     fn: Any = None,
@@ -148,6 +150,7 @@ def tool(
     description: str | None = None,
     title: str | None = None,
     annotations: Mapping[str, bool] | Any = None,
+    search: str | Iterable[str] = (),
 ) -> Any:
     """Tool metadata the function itself cannot carry; it marks nothing by itself.
 
@@ -155,24 +158,40 @@ def tool(
     rule), ``description`` replaces the docstring's description, and ``title`` and
     ``annotations`` (MCP hints: ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
     ``openWorldHint``; a dict, or the MCP SDK's ``ToolAnnotations``) appear in the ``mcp``
-    variant. These are runtime values, so they survive ``python -OO``.
+    variant. ``search`` adds keywords (one string or several) that tool search matches but no
+    format sends, so a tool is found by the words users say without longer descriptions for the
+    model to read. These are runtime values, so they survive ``python -OO``.
 
     Examples
     --------
     >>> import toolcall
     >>> @toolcall.tool(name="qdrant-find", annotations={"readOnlyHint": True})
     ... def find(query: str) -> list[str]: ...
+    >>> @toolcall.tool(search=["forecast", "rain", "temperature"])
+    ... def get_weather(city: str) -> str: ...
     """
     if name is not None and not (isinstance(name, str) and valid_tool_name(name)):
         msg = f"tool name {name!r} does not match {TOOL_NAME_RULE}, which providers require"
         raise ValueError(msg)
-    meta = ToolMeta(name, description, title, _hints(annotations))
+    meta = ToolMeta(name, description, title, _hints(annotations), _keywords(search))
 
     def mark(target: F) -> F:
         setattr(target, TOOL_ATTR, meta)
         return target
 
     return mark(fn) if fn is not None else mark
+
+
+def _keywords(search: object) -> tuple[str, ...]:
+    """The search-only keywords as a tuple of strings; a lone string is one keyword (a phrase
+    is fine: search splits it into words as it splits everything else)."""
+    if isinstance(search, str):
+        search = (search,)
+    words = tuple(search) if isinstance(search, Iterable) else None
+    if words is None or not all(isinstance(w, str) for w in words):
+        msg = f"search must be a string or strings, not {search!r}"
+        raise TypeError(msg)
+    return tuple(w for w in words if w.strip())
 
 
 def _hints(annotations: Any) -> dict[str, bool] | None:

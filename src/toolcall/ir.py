@@ -166,7 +166,9 @@ class Tool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fal
     there is none). ``injected`` names the parameters the program supplies (``run(...,
     inject=...)``), which the model never sees. ``title`` and ``annotations`` (MCP hints such
     as ``readOnlyHint``) come from ``@toolcall.tool``. ``module`` and ``qualname`` locate the
-    function; they are empty for a tool built by hand.
+    function; they are empty for a tool built by hand. ``search`` holds the search-only
+    keywords of ``@toolcall.tool(search=...)``: tool search reads them, no format emits them
+    (last, with a default, so entries written before it existed still decode).
     """
 
     name: str
@@ -180,6 +182,7 @@ class Tool(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fal
     annotations: dict[str, bool] = msgspec.field(default_factory=dict)
     module: str = ""
     qualname: str = ""
+    search: tuple[str, ...] = ()
 
 
 class ModuleIR(msgspec.Struct, frozen=True, kw_only=True, gc=False):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import types
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from toolcall import ir
 from toolcall._derive.module import derive_function
@@ -17,18 +17,22 @@ from toolcall._load.warm import lookup
 from toolcall._shared.gather import gather
 from toolcall._shared.names import FORMATS, check_format
 
-__all__ = ["Toolbox"]
+if TYPE_CHECKING:
+    from toolcall._search.index import Hit, Index, Ranker
+
+__all__ = ["Toolbox", "search"]
 
 
 class Toolbox:
     """Tools of several modules and plain functions, routed by tool name.
 
-    A Toolbox given as a member stands for the members it was built of.
+    A Toolbox given as a member stands for the tools it holds.
 
     Everything is assembled when the box is built: a duplicate tool name raises
     ``ValueError`` naming both owners, and ``emit`` is a lookup like the module-level one.
     When both are the same function (a module and one of its own functions, or one member
-    given twice), the message says so rather than naming one owner twice.
+    given twice), the message says so rather than naming one owner twice. The search index
+    is not: it is built on the box's first :meth:`search` and kept for the next ones.
 
     Examples
     --------
@@ -38,34 +42,44 @@ class Toolbox:
     True
     """
 
-    __slots__ = ("_describe", "_functions", "_members", "_names", "_plans", "_tools", "_variants")
+    __slots__ = (
+        "_describe",
+        "_functions",
+        "_index",
+        "_names",
+        "_owners",
+        "_plans",
+        "_rows",
+        "_tools",
+        "_variants",
+    )
 
     def __init__(self, *members: types.ModuleType | str | Callable[..., Any] | Toolbox) -> None:
-        entries: list[ModuleEntry] = []
+        rows: list[_Row] = []
+        for member in members:
+            if isinstance(member, Toolbox):
+                rows.extend(member._rows)
+            else:
+                rows.extend(_rows_of(_entry(member), member))
+        self._fill(rows)
+
+    def _fill(self, rows: Sequence[_Row]) -> None:
         owners: dict[str, tuple[str, object]] = {}
-        self._plans: dict[str, ToolPlan] = {}
-        self._tools: dict[str, ir.Tool] = {}
-        self._members = _flatten(members)
-        for entry, given in self._members:
-            tools = {tool.name: tool for tool in entry.ir.tools}
-            for name in entry.tool_names:
-                owner = (_owner(entry, given), _function(entry, given, name))
-                if name in owners:
-                    raise ValueError(_clash(name, owners[name], owner))
-                owners[name] = owner
-                self._plans[name] = entry.plans[name]
-                self._tools[name] = tools[name]
-            entries.append(entry)
+        for row in rows:
+            if row.name in owners:
+                raise ValueError(_clash(row.name, owners[row.name], row.owner))
+            owners[row.name] = row.owner
+        self._rows = tuple(rows)
+        self._owners = owners
         self._names = tuple(owners)
-        self._functions = {name: owner[1] for name, owner in owners.items()}
+        self._plans = {row.name: row.plan for row in rows}
+        self._tools = {row.name: row.tool for row in rows}
+        self._functions = {row.name: row.owner[1] for row in rows}
         self._variants = {
-            (fmt, strict): FrozenList(
-                tool for entry in entries for tool in entry.variants[fmt, strict]
-            )
-            for fmt in FORMATS
-            for strict in (False, True)
+            key: FrozenList(row.items[i] for row in rows) for i, key in enumerate(_KEYS)
         }
-        self._describe = FrozenList(item for entry in entries for item in entry.describe)
+        self._describe = FrozenList(row.describe for row in rows)
+        self._index: Index | None = None
 
     def emit(self, format: str = "openai", strict: bool = False) -> FrozenList:
         """Every tool's definition, modules in the order given, tools in definition order."""
@@ -92,6 +106,47 @@ class Toolbox:
         for an adapter that reads its annotations."""
         found = self._functions[name]
         return found if callable(found) else None
+
+    def search(self, query: str, k: int = 5, *, ranker: Ranker | None = None) -> tuple[Hit, ...]:
+        """The ``k`` tools that best answer ``query``, best first (fewer when fewer match).
+
+        The default ranking is BM25F over each tool's IR (its name split into words, its
+        description, parameter names and descriptions, enum values, module name and the
+        search-only keywords of ``@toolcall.tool(search=...)``); a tool the query names comes
+        first. ``ranker`` replaces the scoring (embeddings, say); see :class:`toolcall.Ranker`.
+        The index is built on the first search and reused.
+        """
+        _check_search(query, k)
+        if self._index is None:
+            from toolcall._search import index  # the first search pays for it, not the import
+
+            self._index = index.build_index(tuple(self._tools.values()))
+        return self._index.search(query, k, ranker)
+
+    def select(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        pinned: Iterable[str] = (),
+        ranker: Ranker | None = None,
+    ) -> Toolbox:
+        """A Toolbox of the pinned tools, then the hits of :meth:`search` not already pinned.
+
+        Pinned tools come first, in the order given, so the start of the tool list a request
+        sends stays the same from one request to the next. The box emits, runs and searches
+        like any other. A pinned name the box lacks raises ``ValueError``.
+        """
+        keep = list(dict.fromkeys(pinned if not isinstance(pinned, str) else (pinned,)))
+        unknown = [name for name in keep if name not in self._plans]
+        if unknown:
+            msg = f"cannot pin {', '.join(map(repr, unknown))}: no such tool in this Toolbox"
+            raise ValueError(msg)
+        keep.extend(hit.name for hit in self.search(query, k, ranker=ranker))
+        rows = {row.name: row for row in self._rows}
+        box = Toolbox.__new__(Toolbox)
+        box._fill([rows[name] for name in dict.fromkeys(keep)])
+        return box
 
     def run(
         self, name: str, args: Any, *, inject: Mapping[str, Any] | None = None
@@ -162,17 +217,55 @@ class Toolbox:
         return await gather(pending)
 
 
-def _flatten(
-    members: tuple[types.ModuleType | str | Callable[..., Any] | Toolbox, ...],
-) -> tuple[tuple[ModuleEntry, object], ...]:
-    """Each member's entry with the member itself; a Toolbox stands for what it was built of."""
-    found: list[tuple[ModuleEntry, object]] = []
-    for member in members:
-        if isinstance(member, Toolbox):
-            found.extend(member._members)
-        else:
-            found.append((_entry(member), member))
-    return tuple(found)
+_KEYS: Final = tuple((fmt, strict) for fmt in FORMATS for strict in (False, True))
+"""The ``(format, strict)`` pairs a box emits, in the order each row holds its items."""
+
+
+class _Row(NamedTuple):
+    """One tool of a box: everything ``emit``, ``run`` and ``search`` read of it."""
+
+    name: str
+    owner: tuple[str, object]
+    plan: ToolPlan
+    tool: ir.Tool
+    items: tuple[Any, ...]
+    describe: Any
+
+
+def search(
+    *members: types.ModuleType | str | Callable[..., Any] | Toolbox,
+    query: str,
+    k: int = 5,
+    ranker: Ranker | None = None,
+) -> tuple[Hit, ...]:
+    """``Toolbox(*members).search(query, k)``: for one search. A program that searches
+    again should keep the Toolbox, whose index is built once."""
+    return Toolbox(*members).search(query, k, ranker=ranker)
+
+
+def _check_search(query: object, k: object) -> None:
+    """Arguments from untyped callers (a model's tool call, a CLI) fail here, plainly."""
+    if not isinstance(query, str):
+        msg = f"query must be a string, not {type(query).__name__}"
+        raise TypeError(msg)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        msg = f"k must be a positive integer, not {k!r}"
+        raise ValueError(msg)
+
+
+def _rows_of(entry: ModuleEntry, member: object) -> Iterator[_Row]:
+    tools = {tool.name: tool for tool in entry.ir.tools}
+    lists = [entry.variants[key] for key in _KEYS]
+    label = _owner(entry, member)
+    for i, name in enumerate(entry.tool_names):
+        yield _Row(
+            name,
+            (label, _function(entry, member, name)),
+            entry.plans[name],
+            tools[name],
+            tuple(found[i] for found in lists),
+            entry.describe[i],
+        )
 
 
 def _entry(member: object) -> ModuleEntry:

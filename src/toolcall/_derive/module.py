@@ -18,6 +18,7 @@ import msgspec
 
 from toolcall import ir
 from toolcall._derive.annotations import (
+    arm_metadata,
     declared_name,
     examples_metadata,
     field_info,
@@ -307,6 +308,7 @@ class _Derivation:
             annotations=dict(meta.annotations or {}),
             module=getattr(fn, "__module__", "") or "",
             qualname=qualname,
+            search=meta.search,
         )
         return tool
 
@@ -343,9 +345,11 @@ class _Derivation:
         given = given_description(t)
         if given is not None:  # pydantic puts the given schema's description on the property
             extras = (*extras, given)
+        arms = () if hint is inspect.Parameter.empty else arm_metadata(hint)
         description = parameter_description(
             decorator=decorator,
             extras=extras,
+            arms=arms,
             default_field=info,
             doc_entry=doc_text,
             type_doc=lambda: (
@@ -353,8 +357,9 @@ class _Derivation:
                 if hint is inspect.Parameter.empty
                 else self._type_doc(hint, annotation_text, docs)
             ),
+            warn=lambda line: self.warn(f"{where}: {line}"),
         )
-        examples = examples_metadata(extras if info is None else (info, *extras))
+        examples = examples_metadata(extras if info is None else (info, *extras), arms)
         required = default is inspect.Parameter.empty
         if info is not None:
             required = info.is_required()
@@ -458,7 +463,7 @@ class _Derivation:
         core, _ = unwrap_annotated(hint)
         args = typing.get_args(core)
         if typing.get_origin(core) in (typing.Union, types.UnionType) and type(None) in args:
-            rest = [a for a in args if a is not type(None)]
+            rest = [unwrap_annotated(a)[0] for a in args if a is not type(None)]
             core = rest[0] if len(rest) == 1 else None
         return self._class_doc(core) if isinstance(core, type) else ""
 

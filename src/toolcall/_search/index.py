@@ -1,0 +1,315 @@
+"""A box's search index and its default ranking: BM25F over the fields of each tool's IR.
+
+Each tool is one document of several fields, each with its own weight and length
+normalisation (BM25F: the fields' term frequencies are weighted and normalised first, then
+saturated once, so a term repeated across fields does not count twice as much as it should).
+A tool whose name the query spells out (``get_weather``, ``getWeather``, ``get weather``, or
+the name with one letter wrong) comes before every tool that only matches its words: a user who
+names a tool means that tool.
+
+The index is plain dictionaries built once, on the box's first search; a query walks only the
+postings of its own terms. Scores are summed in a fixed order and ties are broken by name, so
+every Python gives the same hits in the same order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Final, Protocol
+
+import msgspec
+
+from toolcall import ir
+from toolcall._search.tokens import fold, identifier_words, terms
+
+__all__ = ["FIELDS", "Hit", "Index", "Ranker", "SearchDocument", "build_index"]
+
+FIELDS: Final = (
+    "name",
+    "keywords",
+    "description",
+    "parameters",
+    "parameter_descriptions",
+    "enum_values",
+    "module",
+)
+"""A document's fields, in the order ``Hit.why`` lists them."""
+
+_WEIGHT: Final = {
+    "name": 3.0,
+    "keywords": 2.0,
+    "description": 1.0,
+    "parameters": 0.8,
+    "parameter_descriptions": 0.5,
+    "enum_values": 0.5,
+    "module": 0.3,
+}
+"""How much one occurrence in each field counts, against one in the description."""
+
+_B: Final = {
+    "name": 0.3,
+    "keywords": 0.3,
+    "description": 0.75,
+    "parameters": 0.5,
+    "parameter_descriptions": 0.75,
+    "enum_values": 0.5,
+    "module": 0.0,
+}
+"""Length normalisation per field: a long description dilutes a match; a name barely does."""
+
+_K1: Final = 1.2
+_NESTED_DEPTH: Final = 3
+"""How deep nested object fields (names, descriptions, enum values) are read."""
+
+
+class SearchDocument(msgspec.Struct, frozen=True, kw_only=True):
+    """What search knows of one tool, for a :class:`Ranker` to score.
+
+    ``fields`` pairs each field's name (one of ``name``, ``keywords``, ``description``,
+    ``parameters``, ``parameter_descriptions``, ``enum_values``, ``module``) with its text;
+    ``text`` is all of them in one string, what an embedding model would be given.
+    """
+
+    name: str
+    text: str
+    fields: tuple[tuple[str, str], ...]
+
+
+class Hit(msgspec.Struct, frozen=True, kw_only=True):
+    """One tool found by a search: its name, its score, and why it matched.
+
+    ``why`` pairs a field (``mention`` when the query names the tool, else one of the
+    document fields) with the query's words found there, fields in a fixed order. Hits come
+    best first: tools the query names, then by score, ties by name.
+    """
+
+    name: str
+    score: float
+    why: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+class Ranker(Protocol):
+    """Scores a query against every tool of a box; higher is better.
+
+    Called as ``ranker(query, documents)`` with the same tuple of documents on every search of
+    a box (so an embedding ranker can embed them once and keep the vectors); returns one
+    score per document, in the documents' order. toolcall downloads no model: wrap your own.
+    """
+
+    def __call__(self, query: str, documents: Sequence[SearchDocument], /) -> Sequence[float]: ...
+
+
+class Index:
+    """Documents, their weighted and normalised term frequencies, and the name forms."""
+
+    __slots__ = ("_exact", "_fields", "_idf", "_near", "_postings", "_spaced", "documents")
+
+    def __init__(self, tools: Sequence[ir.Tool]) -> None:
+        self.documents = tuple(_document(tool) for tool in tools)
+        self._fields: list[dict[str, Counter[str]]] = [
+            {field: Counter(terms(text)) for field, text in doc.fields} for doc in self.documents
+        ]
+        count = len(self.documents) or 1
+        average = {
+            field: (sum(sum(f[field].values()) for f in self._fields) / count) or 1.0
+            for field in FIELDS
+        }
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for position, fields in enumerate(self._fields):
+            weighted: dict[str, float] = {}
+            for field in FIELDS:
+                counts = fields[field]
+                norm = 1.0 - _B[field] + _B[field] * sum(counts.values()) / average[field]
+                for term, tf in counts.items():
+                    weighted[term] = weighted.get(term, 0.0) + _WEIGHT[field] * tf / norm
+            for term, value in weighted.items():
+                self._postings.setdefault(term, []).append((position, value))
+        self._idf = {
+            term: math.log(1.0 + (count - len(found) + 0.5) / (len(found) + 0.5))
+            for term, found in self._postings.items()
+        }
+        self._exact: dict[str, list[int]] = {}
+        self._spaced: dict[tuple[str, ...], list[int]] = {}
+        self._near: dict[str, list[int]] = {}
+        for position, doc in enumerate(self.documents):
+            parts = tuple(identifier_words(doc.name))
+            if len(parts) < 2:  # a one-word name is a word, not a mention
+                continue
+            folded = fold(doc.name)
+            self._exact.setdefault(folded, []).append(position)
+            self._spaced.setdefault(parts, []).append(position)
+            if len(folded) >= 6:
+                for variant in _deletions(folded):
+                    self._near.setdefault(variant, []).append(position)
+
+    def search(self, query: str, k: int, ranker: Ranker | None = None) -> tuple[Hit, ...]:
+        """The ``k`` best hits for ``query`` (fewer when fewer tools match it)."""
+        query_terms = terms(query)
+        spelled = _spelled(query, query_terms)
+        mentioned = self._mentions(query)
+        if ranker is None:
+            scores = self._bm25f(list(dict.fromkeys(query_terms)))
+        else:
+            given = ranker(query, self.documents)
+            if len(given) != len(self.documents):
+                msg = (
+                    f"the ranker returned {len(given)} scores for {len(self.documents)} "
+                    "documents; it must return one score per document"
+                )
+                raise ValueError(msg)
+            scores = {position: float(score) for position, score in enumerate(given)}
+        candidates = set(scores) | set(mentioned)
+        ranked = sorted(
+            candidates,
+            key=lambda p: (
+                -mentioned.get(p, 0),
+                -scores.get(p, 0.0),
+                self.documents[p].name,
+            ),
+        )
+        return tuple(
+            Hit(
+                name=self.documents[p].name,
+                score=scores.get(p, 0.0),
+                why=self._why(p, query_terms, spelled, p in mentioned),
+            )
+            for p in ranked[:k]
+        )
+
+    def _bm25f(self, query_terms: list[str]) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        for term in query_terms:
+            found = self._postings.get(term)
+            if found is None:
+                continue
+            idf = self._idf[term]
+            for position, tf in found:
+                scores[position] = scores.get(position, 0.0) + idf * tf * (_K1 + 1) / (_K1 + tf)
+        return scores
+
+    def _mentions(self, query: str) -> dict[int, int]:
+        """Tools the query names: 2 for the name as written, 1 spaced out or one letter off."""
+        found: dict[int, int] = {}
+        folded = fold(query)
+        for word in _NAMEISH.findall(folded):
+            for position in self._exact.get(word, ()):
+                found[position] = 2
+        words = identifier_words(query)
+        for size in range(2, min(len(words), _LONGEST_NAME) + 1):
+            for start in range(len(words) - size + 1):
+                for position in self._spaced.get(tuple(words[start : start + size]), ()):
+                    found.setdefault(position, 1)
+        for word in _NAMEISH.findall(folded):
+            if len(word) < 5 or word in self._exact:
+                continue
+            for variant in (word, *_deletions(word)):
+                for position in (*self._exact.get(variant, ()), *self._near.get(variant, ())):
+                    if _one_edit(word, fold(self.documents[position].name)):
+                        found.setdefault(position, 1)
+        return found
+
+    def _why(
+        self, position: int, query_terms: list[str], spelled: dict[str, str], mentioned: bool
+    ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        why: list[tuple[str, tuple[str, ...]]] = []
+        if mentioned:
+            why.append(("mention", (self.documents[position].name,)))
+        fields = self._fields[position]
+        for field in FIELDS:
+            counts = fields[field]
+            matched = tuple(dict.fromkeys(spelled[t] for t in query_terms if t in counts))
+            if matched:
+                why.append((field, matched))
+        return tuple(why)
+
+
+def build_index(tools: Sequence[ir.Tool]) -> Index:
+    """The index of ``tools`` (a Toolbox calls this once, on its first search)."""
+    return Index(tools)
+
+
+_NAMEISH: Final = re.compile(r"[\w-]+")
+_LONGEST_NAME: Final = 8
+
+
+def _spelled(query: str, query_terms: list[str]) -> dict[str, str]:
+    """Each term of the query as the user wrote it (``why`` shows words, not stems)."""
+    spelled: dict[str, str] = {}
+    for word in identifier_words(query):
+        for term in terms(word):
+            spelled.setdefault(term, word)
+    for term in query_terms:
+        spelled.setdefault(term, term)
+    return spelled
+
+
+def _document(tool: ir.Tool) -> SearchDocument:
+    parameters: list[str] = []
+    descriptions: list[str] = []
+    values: list[str] = []
+    for parameter in tool.parameters:
+        parameters.append(parameter.name)
+        if parameter.description:
+            descriptions.append(parameter.description)
+        _read_type(parameter.type, parameters, descriptions, values, _NESTED_DEPTH)
+    if tool.kwargs is not None:
+        _read_type(tool.kwargs, parameters, descriptions, values, _NESTED_DEPTH)
+    fields = (
+        ("name", " ".join(filter(None, (tool.name, tool.title)))),
+        ("keywords", " ".join(tool.search)),
+        ("description", tool.description),
+        ("parameters", " ".join(parameters)),
+        ("parameter_descriptions", " ".join(descriptions)),
+        ("enum_values", " ".join(values)),
+        ("module", tool.module),
+    )
+    text = "\n".join(text for _, text in fields if text)
+    return SearchDocument(name=tool.name, text=text, fields=fields)
+
+
+def _read_type(
+    node: ir.Type, names: list[str], descriptions: list[str], values: list[str], depth: int
+) -> None:
+    """Nested field names and descriptions and every enum value, down to ``depth`` objects."""
+    for value in node.values:
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            values.append(str(value))
+    if depth == 0:
+        return
+    for child in _children(node):
+        _read_type(child, names, descriptions, values, depth)
+    for field in node.fields:
+        names.append(field.name)
+        if field.description:
+            descriptions.append(field.description)
+        _read_type(field.type, names, descriptions, values, depth - 1)
+
+
+def _children(node: ir.Type) -> Iterator[ir.Type]:
+    if node.items is not None:
+        yield node.items
+    yield from node.prefix_items
+    yield from node.variants
+    if node.additional is not None:
+        yield node.additional
+
+
+def _deletions(word: str) -> Iterator[str]:
+    return (word[:i] + word[i + 1 :] for i in range(len(word)))
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one insertion, deletion or substitution."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :]
+    return a[i:] == b[i + 1 :]
