@@ -54,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_watch(args)
         if args.command == "serve-mcp":
             return serve.run(args, CliError, _reported_warnings)
+        if args.command == "search":
+            return search(args.query, args.modules, k=args.k, explain=args.explain, paths=args.path)
         if args.command == "check":
             from toolcall.cli.check import check
 
@@ -212,6 +214,59 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~umask
 
 
+# -- search -----------------------------------------------------------------------------
+
+
+def search(
+    query: str,
+    modules: Sequence[str],
+    *,
+    k: int = 5,
+    explain: bool = False,
+    paths: Sequence[Path] | None = None,
+) -> int:
+    """Print the tools ``Toolbox.search`` finds for ``query``, one line each, best first.
+
+    A line is the tool's name and score, tab-separated (with ``explain``, then each field that
+    matched and the query's words found there), so a script can cut it; no hit prints nothing
+    and still succeeds: an empty answer is an answer.
+    """
+    roots = _directories(paths or [Path.cwd()])
+    prepare_sys_path(roots)
+    targets = resolve_targets(modules, roots)
+    if not targets:
+        where = ", ".join(modules) if modules else ", ".join(str(r) for r in roots)
+        msg = f"no marked modules under {where}"
+        raise CliError(msg)
+    with _reported_warnings(), user_output_to_stderr():
+        loaded = load_targets(targets)
+        try:
+            box = toolcall.Toolbox(*loaded)
+        except toolcall.NotAToolModule as exc:
+            raise CliError(str(exc)) from None
+        except ValueError as exc:  # a tool name defined twice
+            raise CliError(str(exc)) from None
+    lines = []
+    for hit in box.search(query, k):
+        line = f"{hit.name}\t{hit.score:.4f}"
+        if explain:
+            line += "\t" + "; ".join(f"{field}: {' '.join(words)}" for field, words in hit.why)
+        lines.append(line + "\n")
+    _write_stdout("".join(lines).encode())
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"invalid count {text!r}: expected a positive integer"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 # -- watch ------------------------------------------------------------------------------
 
 
@@ -314,6 +369,41 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also report every problem OpenAI's strict mode would reject (check_strict)",
     )
+
+    search = commands.add_parser(
+        "search",
+        help="rank the tools for a request, as Toolbox.search does",
+        description="Rank the tools of marked modules for QUERY, as Toolbox.search does, and\n"
+        "print one line per hit, best first: the tool's name and score, tab-separated.\n"
+        "With --explain, each line also says which fields matched which words of the\n"
+        "query (`mention` when the query names the tool).",
+        epilog="examples:\n"
+        '  toolcall search "weather in Oslo"           every marked module under .\n'
+        '  toolcall search "cancel my order" myapp.tools -k 3 --explain',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    search.add_argument("query", metavar="QUERY", help="the request, in the user's words")
+    search.add_argument(
+        "modules",
+        nargs="*",
+        metavar="MODULE",
+        help="dotted module names, .py files or directories (default: every marked module "
+        "under --path)",
+    )
+    search.add_argument(
+        "-k",
+        "--k",
+        type=_positive,
+        default=5,
+        metavar="N",
+        help="how many tools to print at most (default: 5)",
+    )
+    search.add_argument(
+        "--explain",
+        action="store_true",
+        help="say which fields and words each hit matched",
+    )
+    _add_path_option(search)
 
     watch = commands.add_parser(
         "watch",
