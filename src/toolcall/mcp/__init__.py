@@ -14,8 +14,10 @@ two handlers), :mod:`toolcall.mcp.calls` (limits, the thread pool, error isolati
 
 Context. A parameter annotated :class:`Context` (or FastMCP's ``Context``, for code written for
 FastMCP) is left out of the schema and receives the request's context, through which an
-``async def`` tool reports progress (``await ctx.report_progress(3, 10)``) and logs to the
-client (``await ctx.info("...")``), as FastMCP tools do.
+``async def`` tool reports progress (``await ctx.report_progress(3, 10)``), logs to the
+client (``await ctx.info("...")``, filtered by the client's ``logging/setLevel``), asks the
+user (``await ctx.elicit("Which city?", str)``) and the client's model (``await
+ctx.sample("Summarize: ...")``), as FastMCP tools do.
 """
 
 from __future__ import annotations
@@ -39,12 +41,24 @@ except ImportError as exc:
 from toolcall.mcp.auth import Auth, JWTVerifier, StaticTokenVerifier
 from toolcall.mcp.calls import CallLimits
 from toolcall.mcp.http import HttpOptions, Unprotected, is_loopback, serve_http
-from toolcall.mcp.server import Context, Member, build_server
+from toolcall.mcp.server import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    ClientLacks,
+    Context,
+    DeclinedElicitation,
+    Member,
+    build_server,
+)
 
 __all__ = [
+    "AcceptedElicitation",
     "Auth",
     "CallLimits",
+    "CancelledElicitation",
+    "ClientLacks",
     "Context",
+    "DeclinedElicitation",
     "HttpOptions",
     "JWTVerifier",
     "StaticTokenVerifier",

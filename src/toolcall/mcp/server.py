@@ -26,26 +26,39 @@ as a protocol error; with ``brief_errors`` the text is only the kind and the req
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import types
 import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 import anyio
 import mcp.types as mcp_types
 import msgspec
 from mcp.server import Server, ServerRequestContext
+from mcp.server.elicitation import CancelledElicitation, DeclinedElicitation
 from mcp.shared.inbound import find_invalid_x_mcp_header, x_mcp_header_map
+from mcp.shared.message import ServerMessageMetadata
 
 import toolcall
 from toolcall import ir
 from toolcall.adapters._common import specs
 from toolcall.mcp.calls import DEPARTURE, CallLimits, Calls, Departure, Watching, watch_beside
 
-__all__ = ["REQUEST_ID_HEADER", "Context", "Member", "build_server", "calls_of"]
+__all__ = [
+    "REQUEST_ID_HEADER",
+    "AcceptedElicitation",
+    "CancelledElicitation",
+    "ClientLacks",
+    "Context",
+    "DeclinedElicitation",
+    "Member",
+    "build_server",
+    "calls_of",
+]
 
 Member = types.ModuleType | str | Callable[..., Any]
 
@@ -125,6 +138,9 @@ def build_server(
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
     )
+    # registered after construction: the constructor's keyword warns that the 2026-07-28
+    # protocol deprecates logging, which older clients (all of them, today) still use
+    server.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, _set_level)
     server.toolcall_calls = calls  # type: ignore[attr-defined]  # read by calls_of
     return server
 
@@ -227,11 +243,13 @@ async def _watch_disconnect(receive: Callable[[], Any], scope: anyio.CancelScope
 
 
 class Context:
-    """The request a tool is serving, for an ``async def`` tool to report progress and log.
+    """The request a tool is serving: progress, logs, and questions to the client's user and
+    model, for an ``async def`` tool.
 
     Annotate a parameter with it (``ctx: toolcall.mcp.Context``): it is not in the schema,
     and each call receives the context of its request. The methods mirror FastMCP's
-    ``Context``, so tools written for FastMCP report progress the same way here.
+    ``Context``, so tools written for FastMCP report progress, log, elicit and sample the
+    same way here.
 
     Examples
     --------
@@ -262,12 +280,16 @@ class Context:
     async def log(
         self, level: mcp_types.LoggingLevel, message: Any, *, logger_name: str | None = None
     ) -> None:
-        """Send ``notifications/message`` at ``level`` (``"info"``, ``"warning"``, ...).
+        """Send ``notifications/message`` at ``level`` (``"info"``, ``"warning"``, ...),
+        unless the client asked (``logging/setLevel``) for a higher level only.
 
         The 2026-07-28 protocol deprecates client logging (the SDK warns) and delivers it only
         to requests that opt in with a log level; older clients get it as before.
         """
-        await self._request.session.send_log_message(
+        session = self._request.session
+        if _LEVELS.index(level) < _LEVELS.index(_client_level(session)):
+            return
+        await session.send_log_message(
             level, message, logger_name, related_request_id=self._request.request_id
         )
 
@@ -283,18 +305,304 @@ class Context:
     async def error(self, message: Any) -> None:
         await self.log("error", message)
 
+    async def elicit(
+        self,
+        message: str,
+        response_type: Any = None,
+        *,
+        response_title: str | None = None,
+        response_description: str | None = None,
+    ) -> AcceptedElicitation[Any] | DeclinedElicitation | CancelledElicitation:
+        """Ask the client's user for ``response_type`` (``elicitation/create``), as FastMCP's
+        ``Context.elicit`` does.
+
+        ``response_type`` is a type toolcall reads arguments as: an object type (dataclass,
+        TypedDict, pydantic model, Struct) asks for its fields; a scalar, ``Literal`` or
+        ``Enum`` asks for one ``value``. FastMCP's shorthands work too: a list of strings
+        (one choice), ``{"key": {"title": ...}}`` (titled choices), and either inside a
+        one-item list (several choices). ``None`` asks for a confirmation with no data; a dict
+        with ``"type": "object"`` is sent as the requested schema itself. An accepted answer
+        is validated and converted like a tool's arguments (a bad one raises ``ValueError``
+        naming what is wrong); ``response_title`` and ``response_description`` label the
+        ``value`` of the wrapped forms.
+
+        Raises :class:`ClientLacks` when the client did not declare the ``elicitation``
+        capability or the connection cannot carry a request to it.
+        """
+        asking = _asking(response_type, response_title, response_description)
+        self._require("elicitation", mcp_types.ClientCapabilities(elicitation=_ELICITATION))
+        request = mcp_types.ElicitRequest(
+            params=mcp_types.ElicitRequestFormParams(
+                message=message, requested_schema=asking.schema
+            )
+        )
+        answer = await self._request.session.send_request(
+            request, mcp_types.ElicitResult, metadata=self._related()
+        )
+        if answer.action == "decline":
+            return DeclinedElicitation()
+        if answer.action == "cancel":
+            return CancelledElicitation()
+        return AcceptedElicitation(data=asking.read(answer.content or {}))
+
+    async def sample(
+        self,
+        messages: str | Sequence[str | mcp_types.SamplingMessage],
+        system_prompt: str | None = None,
+        include_context: mcp_types.IncludeContext | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        model_preferences: mcp_types.ModelPreferences | str | list[str] | None = None,
+    ) -> mcp_types.SamplingContent:
+        """Ask the client's model for a completion (``sampling/createMessage``), as
+        FastMCP's ``Context.sample`` does; the answer's content block (``.text`` for text).
+
+        A string message is the user's; ``model_preferences`` given as names become hints;
+        ``max_tokens`` defaults to 512, as FastMCP's. Raises :class:`ClientLacks` when the
+        client did not declare the ``sampling`` capability or the connection cannot carry a
+        request to it.
+        """
+        self._require("sampling", mcp_types.ClientCapabilities(sampling=_SAMPLING))
+        listed = [messages] if isinstance(messages, str) else list(messages)
+        request = mcp_types.CreateMessageRequest(
+            params=mcp_types.CreateMessageRequestParams(
+                messages=[_sampling_message(item) for item in listed],
+                system_prompt=system_prompt,
+                include_context=include_context,
+                temperature=temperature,
+                max_tokens=512 if max_tokens is None else max_tokens,
+                model_preferences=_preferences(model_preferences),
+            )
+        )
+        answer = await self._request.session.send_request(
+            request, mcp_types.CreateMessageResult, metadata=self._related()
+        )
+        return answer.content
+
+    async def close_sse_stream(self) -> None:
+        """Close this request's SSE stream so the client reconnects and resumes (streamable
+        HTTP with an event store); nothing on another transport."""
+        close = self._request.close_sse_stream
+        if close is not None:
+            await close()
+
+    def _related(self) -> ServerMessageMetadata:
+        # the request travels on the stream of the call that asks it
+        return ServerMessageMetadata(related_request_id=self._request.request_id)
+
+    def _require(self, capability: str, declared: mcp_types.ClientCapabilities) -> None:
+        # the channel first: a stateless connection knows no capabilities either, and
+        # blaming the client for them would send its user looking in the wrong place
+        session = self._request.session
+        if not session.can_send_request:
+            msg = (
+                f"{capability} needs a channel back to the MCP client, which this connection "
+                "lacks (stateless HTTP, or the 2026-07-28 protocol)"
+            )
+            raise ClientLacks(msg)
+        if not session.check_client_capability(declared):
+            msg = f"the MCP client does not support {capability} (it declared no such capability)"
+            raise ClientLacks(msg)
+
     def __getattr__(self, name: str) -> Any:
-        # A tool written for FastMCP may use more of its Context (sampling, elicitation,
-        # resources, state) than a toolcall server offers: the call fails saying so, not
-        # with a bare "no attribute".
+        # A tool written for FastMCP may use more of its Context (resources, state) than a
+        # toolcall server offers: the call fails saying so, not with a bare "no attribute".
         if name.startswith("__"):
             raise AttributeError(name)
         msg = (
             f"toolcall's Context has no {name!r}: serve-mcp offers request_id, "
-            "report_progress, log, debug, info, warning and error; a tool that needs "
-            f"FastMCP's Context.{name} must be served by FastMCP"
+            "report_progress, log, debug, info, warning, error, elicit, sample and "
+            f"close_sse_stream; a tool that needs FastMCP's Context.{name} must be served by "
+            "FastMCP"
         )
         raise AttributeError(msg)
+
+
+class ClientLacks(RuntimeError):
+    """The MCP client cannot do what the tool asked of it (elicitation, sampling): the
+    call's error result says which, and the tool may catch it to carry on without."""
+
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class AcceptedElicitation(Generic[T]):
+    """The user answered: ``data`` is the answer, as the ``response_type`` asked for it."""
+
+    data: T
+    action: Literal["accept"] = "accept"
+
+
+_ELICITATION = mcp_types.ElicitationCapability()
+_SAMPLING = mcp_types.SamplingCapability()
+_LEVELS: tuple[mcp_types.LoggingLevel, ...] = get_args(mcp_types.LoggingLevel)
+_LEVEL_KEY = "toolcall.log_level"
+"""Where a connection's ``logging/setLevel`` is kept, in the SDK's per-connection state."""
+
+
+def _connection_state(session: Any) -> dict[str, Any] | None:
+    """The per-connection scratch state of the SDK (``Connection.state``): the session a
+    handler gets is built per request, the connection it belongs to is not. FastMCP keeps
+    its log level there too; None when a future SDK moves it."""
+    state = getattr(getattr(session, "_connection", None), "state", None)
+    return state if isinstance(state, dict) else None
+
+
+def _client_level(session: Any) -> mcp_types.LoggingLevel:
+    state = _connection_state(session)
+    level = None if state is None else state.get(_LEVEL_KEY)
+    return level if level in _LEVELS else "debug"
+
+
+async def _set_level(
+    ctx: ServerRequestContext[Any], params: mcp_types.SetLevelRequestParams
+) -> mcp_types.EmptyResult:
+    """``logging/setLevel``: later log messages of this connection below ``level`` are not
+    sent (a stateless server has no connection to remember it on)."""
+    state = _connection_state(ctx.session)
+    if state is not None:
+        state[_LEVEL_KEY] = params.level
+    return mcp_types.EmptyResult()
+
+
+def _sampling_message(item: str | mcp_types.SamplingMessage) -> mcp_types.SamplingMessage:
+    if isinstance(item, str):
+        return mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(text=item))
+    return item
+
+
+def _preferences(
+    given: mcp_types.ModelPreferences | str | list[str] | None,
+) -> mcp_types.ModelPreferences | None:
+    if given is None or isinstance(given, mcp_types.ModelPreferences):
+        return given
+    names = [given] if isinstance(given, str) else given
+    return mcp_types.ModelPreferences(hints=[mcp_types.ModelHint(name=name) for name in names])
+
+
+class _Asking(msgspec.Struct, frozen=True):
+    """One elicitation: the schema sent, and how an accepted answer is read back."""
+
+    schema: dict[str, Any]
+    read: Callable[[dict[str, Any]], Any]
+
+
+def _asking(response_type: Any, title: str | None, description: str | None) -> _Asking:
+    """The requested schema for ``response_type`` and the reader of its answer."""
+    labels = {
+        key: value for key, value in (("title", title), ("description", description)) if value
+    }
+    if response_type is None or (
+        isinstance(response_type, dict) and response_type.get("type") == "object"
+    ):
+        if labels:
+            msg = "response_title and response_description label a single value only"
+            raise TypeError(msg)
+        schema = {"type": "object", "properties": {}} if response_type is None else response_type
+        return _Asking(schema, dict)
+    choices = _choices(response_type)
+    if choices is not None:
+        return _value_asking({**choices[0], **labels}, choices[1])
+    return _typed_asking(response_type, labels)
+
+
+def _choices(response_type: Any) -> tuple[dict[str, Any], Callable[[Any], Any]] | None:
+    """FastMCP's shorthands: the property schema and the check of what was chosen."""
+    several = (
+        isinstance(response_type, list)
+        and len(response_type) == 1
+        and isinstance(response_type[0], list | dict)
+    )
+    options = response_type[0] if several else response_type
+    if isinstance(options, dict):
+        keys = [str(key) for key in options]
+        one: dict[str, Any] = {
+            "oneOf": [{"const": key, "title": _title(options[key], key)} for key in keys]
+        }
+    elif isinstance(options, list) and all(isinstance(item, str) for item in options):
+        keys = list(options)
+        one = {"type": "string", "enum": keys}
+    else:
+        return None
+    if several:
+        items = {"anyOf": one["oneOf"]} if "oneOf" in one else one
+        return {"type": "array", "items": items}, partial(_chosen_many, keys)
+    return {"type": "string", **one}, partial(_chosen, keys)
+
+
+def _title(option: Any, key: str) -> str:
+    found = option.get("title") if isinstance(option, dict) else None
+    return found if isinstance(found, str) else key
+
+
+def _chosen(keys: list[str], value: Any) -> str:
+    if value not in keys:
+        msg = f"the answer {value!r} is not one of the choices: {', '.join(keys)}"
+        raise ValueError(msg)
+    return str(value)
+
+
+def _chosen_many(keys: list[str], value: Any) -> list[str]:
+    if not isinstance(value, list):
+        msg = f"the answer {value!r} is not a list of choices"
+        raise ValueError(msg)
+    return [_chosen(keys, item) for item in value]
+
+
+def _value_asking(schema: dict[str, Any], read: Callable[[Any], Any]) -> _Asking:
+    """A single value, sent as the object ``{"value": ...}`` elicitation requires."""
+    wrapped = {"type": "object", "properties": {"value": schema}, "required": ["value"]}
+    return _Asking(wrapped, partial(_unwrap, read))
+
+
+def _unwrap(read: Callable[[Any], Any], content: dict[str, Any]) -> Any:
+    if "value" not in content:
+        msg = "the answer has no 'value'"
+        raise ValueError(msg)
+    return read(content["value"])
+
+
+def _typed_asking(response_type: Any, labels: dict[str, str]) -> _Asking:
+    """A type: its schema and its conversion are the ones toolcall reads a tool's argument
+    of that type with (a one-parameter function in a Toolbox of its own)."""
+
+    def value(value: Any) -> Any:
+        """The user's answer."""
+        return value
+
+    value.__annotations__ = {"value": response_type, "return": Any}
+    box = toolcall.Toolbox(value)
+    schema = _elicitable(box.emit("mcp")[0]["inputSchema"]["properties"]["value"])
+    if schema.get("type") == "object":
+        if labels:
+            msg = "response_title and response_description label a single value only"
+            raise TypeError(msg)
+        return _Asking(schema, partial(_converted, box, response_type))
+    return _value_asking({**schema, **labels}, partial(_converted, box, response_type))
+
+
+def _converted(box: toolcall.Toolbox, response_type: Any, answer: Any) -> Any:
+    result = box.run("value", {"value": answer})
+    if isinstance(result, toolcall.Err):
+        name = getattr(response_type, "__name__", None) or repr(response_type)
+        msg = f"the user's answer does not fit {name}: {result.error.message}"
+        raise ValueError(msg)
+    return result.value
+
+
+def _elicitable(schema: dict[str, Any]) -> dict[str, Any]:
+    """The shape elicitation takes: no ``additionalProperties``, an optional field as its
+    plain type (a form field left empty is simply absent)."""
+    shaped = {key: value for key, value in schema.items() if key != "additionalProperties"}
+    kinds = shaped.get("type")
+    if isinstance(kinds, list) and "null" in kinds:
+        rest = [kind for kind in kinds if kind != "null"]
+        shaped["type"] = rest[0] if len(rest) == 1 else rest
+    properties = shaped.get("properties")
+    if isinstance(properties, dict):
+        shaped["properties"] = {name: _elicitable(field) for name, field in properties.items()}
+    return shaped
 
 
 def _is_context(hint: Any) -> bool:
