@@ -24,13 +24,17 @@ if TYPE_CHECKING:
     from toolcall._api.emit import derive, render
     from toolcall._api.run import arun, run
     from toolcall._api.toolbox import Toolbox
+    from toolcall._dispatch.content import Audio, File, Image
     from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
     from toolcall._markers import Injected, Param, exclude, param, tool
     from toolcall._render.strict import check_strict
     from toolcall._version import __version__ as __version__
 
 __all__ = [
+    "Audio",
     "Err",
+    "File",
+    "Image",
     "Injected",
     "NotAToolModule",
     "Ok",
@@ -62,6 +66,9 @@ _LAZY: dict[str, str] = {
     "Ok": "toolcall._dispatch.result",
     "ToolError": "toolcall._dispatch.result",
     "encode_result": "toolcall._dispatch.result",
+    "Image": "toolcall._dispatch.content",
+    "Audio": "toolcall._dispatch.content",
+    "File": "toolcall._dispatch.content",
     "Param": "toolcall._markers",
     "exclude": "toolcall._markers",
     "param": "toolcall._markers",

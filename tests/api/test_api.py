@@ -34,7 +34,10 @@ WEATHER_PARAMETERS = {
 def test_public_surface():
     """`toolcall.__all__` is exactly the SPEC's names, and each exists."""
     assert set(toolcall.__all__) == {
+        "Audio",
         "Err",
+        "File",
+        "Image",
         "Injected",
         "NotAToolModule",
         "Ok",

@@ -86,7 +86,7 @@ class Media:
     def __init__(
         self,
         path: str | os.PathLike[str] | None = None,
-        data: bytes | None = None,
+        data: bytes | bytearray | memoryview | None = None,
         format: str | None = None,
         *,
         mime_type: str | None = None,
@@ -97,9 +97,6 @@ class Media:
             raise ValueError(msg)
         self.path = None if path is None else Path(os.path.expandvars(path)).expanduser()
         if data is not None:
-            if not isinstance(data, bytes | bytearray | memoryview):
-                msg = f"{type(self).__name__} data must be bytes, got {type(data).__name__}"
-                raise TypeError(msg)
             data = bytes(data)
             size = len(data)
         else:

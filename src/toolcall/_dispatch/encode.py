@@ -50,6 +50,15 @@ class Blob(NamedTuple):
     def size(self) -> int:
         return len(self.data) * 3 // 4 - self.data[-2:].count("=")
 
+    def as_text(self) -> str | None:
+        """A text file's text (``text/*`` that is UTF-8); None for binary data."""
+        if self.text is not None or not self.mime_type.startswith("text/"):
+            return self.text
+        try:
+            return base64.b64decode(self.data).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+
 
 Part = str | Blob
 """A part of a multi-part result: text, or media."""
@@ -145,8 +154,6 @@ def fallback_text(blob: Blob, api: str) -> str:
     (base64 in a text result costs the model tokens and shows it nothing)."""
     if blob.kind == "link":
         return f"[resource {blob.uri}]"
-    if blob.text is not None:
-        return blob.text
     named = f" {blob.name!r}" if blob.name else ""
     return (
         f"[{blob.kind}{named}: {blob.mime_type}, {blob.size():,} bytes; {api} tool results "

@@ -17,14 +17,18 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 import msgspec
 
 from toolcall import Err, Ok, ToolError, encode_result
+from toolcall._dispatch.encode import Blob, Part, fallback_text, parts
 from toolcall._shared.gather import gather
 
 __all__ = [
+    "Blob",
     "Call",
     "Provider",
+    "Reply",
     "SupportsArun",
     "SupportsRun",
     "check_type",
+    "fallback_text",
     "field",
     "items",
     "optional",
@@ -56,6 +60,23 @@ class Call(NamedTuple):
     again, so that is its answer, not an exception."""
 
 
+class Reply(NamedTuple):
+    """A call's result, in each form a provider may send it."""
+
+    text: str
+    """A ``str`` result as itself, anything else as JSON: what a text content field takes.
+    For a media result, its text parts and a fallback line per media part."""
+    json: str
+    """The result as JSON (a ``str`` quoted, media as MCP content blocks)."""
+    parts: tuple[Part, ...] | None = None
+    """A media result's parts, in order (text and media); None for data."""
+
+    def fallback(self, api: str) -> str:
+        """The parts as one text, each media part as the line that stands for it."""
+        assert self.parts is not None
+        return "\n".join(p if isinstance(p, str) else fallback_text(p, api) for p in self.parts)
+
+
 class Provider(msgspec.Struct, Generic[R], frozen=True):
     """One API's shapes: how it sends a call, where a message holds its calls, and the shape
     ``R`` that answers one."""
@@ -66,8 +87,8 @@ class Provider(msgspec.Struct, Generic[R], frozen=True):
     """A message or response (or the list itself) to the call items a toolcall tool answers,
     in the order the model made them; everything else (text, reasoning, server-side tools)
     is skipped."""
-    write: Callable[[Call, str, bool], R]
-    """The shape that answers a call, given the result text and whether it reports an error
+    write: Callable[[Call, Reply, bool], R]
+    """The shape that answers a call, given the result and whether it reports an error
     (the text is the same for every provider, so results read one way in logs)."""
 
     def answer(self, toolbox: SupportsRun, item: Any) -> R:
@@ -109,22 +130,30 @@ async def _arun(toolbox: SupportsArun, call: Call) -> Ok[Any] | Err:
     return await toolbox.arun(call.name, call.arguments)
 
 
-def _content(call: Call, result: Ok[Any] | Err) -> tuple[str, bool]:
-    """The value as JSON, or ``{"error": "<message>"}``; and whether it reports an error.
+def _content(call: Call, result: Ok[Any] | Err) -> tuple[Reply, bool]:
+    """The value (a ``str`` as itself, data as JSON, media as parts), or
+    ``{"error": "<message>"}``; and whether it reports an error.
 
     A result that cannot be encoded is the tool's bug, not the model's: it is logged with its
     traceback and answered as a ``raised`` error.
     """
     if isinstance(result, Ok):
+        value = result.value
         try:
-            return encode_result(result.value), False
+            encoded = encode_result(value)
+            found = parts(value)
+            if found is not None:
+                reply = Reply("", encoded, found)
+                return reply._replace(text=reply.fallback("text-only")), False
+            return Reply(value if type(value) is str else encoded, encoded), False
         except Exception as exc:
             _log.error("the result of tool %s cannot be encoded as JSON", call.name, exc_info=exc)
             error = ToolError.raised(exc)
     else:
         error = result.error
     message = error.message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _encoder.encode({"error": message}).decode(), True
+    text = _encoder.encode({"error": message}).decode()
+    return Reply(text, text), True
 
 
 # Reading calls.

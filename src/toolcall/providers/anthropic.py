@@ -1,15 +1,23 @@
-"""Anthropic's Messages API: ``tool_use`` blocks in, ``tool_result`` blocks out."""
+"""Anthropic's Messages API: ``tool_use`` blocks in, ``tool_result`` blocks out.
+
+A ``str`` result is the block's text content; data is JSON text; a media result is a list of
+content blocks: text, ``image`` (JPEG, PNG, GIF, WebP) and ``document`` (PDF, plain text),
+anything else (audio, other files) a text line saying what it was.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
 
 from toolcall.providers._wire import (
+    Blob,
     Call,
     Provider,
+    Reply,
     SupportsArun,
     SupportsRun,
     check_type,
+    fallback_text,
     field,
     items,
     optional,
@@ -27,7 +35,7 @@ __all__ = [
 class _AnthropicToolResult(TypedDict):
     type: Literal["tool_result"]
     tool_use_id: str
-    content: str
+    content: str | list[dict[str, Any]]
     is_error: NotRequired[bool]
 
 
@@ -51,12 +59,42 @@ def _calls(message: Any) -> list[Any]:
     ]
 
 
-def _write(call: Call, text: str, failed: bool) -> AnthropicToolResult:
+def _write(call: Call, reply: Reply, failed: bool) -> AnthropicToolResult:
     """The result block; ``is_error`` as well as the error text, since this API has a place
     for it."""
-    block: AnthropicToolResult = {"type": "tool_result", "tool_use_id": call.id, "content": text}
+    block: AnthropicToolResult = {"type": "tool_result", "tool_use_id": call.id, "content": ""}
+    if reply.parts is None:
+        block["content"] = reply.text
+    else:
+        content: list[Any] = [_block(p) for p in reply.parts if p]
+        block["content"] = content
     if failed:
         block["is_error"] = True
+    return block
+
+
+_IMAGES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+
+
+def _block(part: str | Blob) -> dict[str, Any]:
+    if isinstance(part, str):
+        return {"type": "text", "text": part}
+    if part.kind == "image" and part.mime_type in _IMAGES:
+        source = {"type": "base64", "media_type": part.mime_type, "data": part.data}
+        return {"type": "image", "source": source}
+    if part.kind == "file" and part.mime_type == "application/pdf":
+        source = {"type": "base64", "media_type": "application/pdf", "data": part.data}
+        return _document(source, part)
+    text = part.as_text() if part.kind == "file" else None
+    if text is not None:
+        return _document({"type": "text", "media_type": "text/plain", "data": text}, part)
+    return {"type": "text", "text": fallback_text(part, "Anthropic")}
+
+
+def _document(source: dict[str, Any], part: Blob) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "document", "source": source}
+    if part.name:
+        block["title"] = part.name
     return block
 
 

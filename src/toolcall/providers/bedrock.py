@@ -1,15 +1,26 @@
-"""AWS Bedrock Converse: ``toolUse`` content blocks in, ``toolResult`` blocks out."""
+"""AWS Bedrock Converse: ``toolUse`` content blocks in, ``toolResult`` blocks out.
+
+A ``str`` result is its ``text`` block, data JSON text. A media result is a list of blocks:
+``text``, ``image`` (PNG, JPEG, GIF, WebP) and ``document`` (PDF, CSV, Word, Excel, HTML,
+text, Markdown), their bytes raw (boto3 encodes them); anything else a text line saying what
+it was.
+"""
 
 from __future__ import annotations
 
+import base64
+import re
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from toolcall.providers._wire import (
+    Blob,
     Call,
     Provider,
+    Reply,
     SupportsArun,
     SupportsRun,
+    fallback_text,
     field,
     items,
     optional,
@@ -25,7 +36,7 @@ __all__ = [
 
 class _BedrockResult(TypedDict):
     toolUseId: str
-    content: list[dict[str, str]]
+    content: list[dict[str, Any]]
     status: Literal["success", "error"]
 
 
@@ -52,9 +63,49 @@ def _calls(message: Any) -> list[Any]:
     return [block for block in items(message, "content", "a message") if "toolUse" in block]
 
 
-def _write(call: Call, text: str, failed: bool) -> BedrockToolResult:
+def _write(call: Call, reply: Reply, failed: bool) -> BedrockToolResult:
     status: Literal["success", "error"] = "error" if failed else "success"
-    return {"toolResult": {"toolUseId": call.id, "content": [{"text": text}], "status": status}}
+    if reply.parts is None:
+        content = [{"text": reply.text}]
+    else:
+        content = [_block(p) for p in reply.parts if p]
+    return {"toolResult": {"toolUseId": call.id, "content": content, "status": status}}
+
+
+_IMAGE_FORMATS = {
+    "image/png": "png",
+    "image/jpeg": "jpeg",
+    "image/gif": "gif",
+    "image/webp": "webp",
+}
+_DOCUMENT_FORMATS = {
+    "application/pdf": "pdf",
+    "text/csv": "csv",
+    "application/msword": "doc",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.ms-excel": "xls",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+    "text/html": "html",
+    "text/plain": "txt",
+    "text/markdown": "md",
+}
+# Converse allows letters, digits, single spaces, hyphens, parentheses and brackets in a name
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9\-()\[\] ]+")
+
+
+def _block(part: str | Blob) -> dict[str, Any]:
+    if isinstance(part, str):
+        return {"text": part}
+    image = _IMAGE_FORMATS.get(part.mime_type) if part.kind == "image" else None
+    if image is not None:
+        return {"image": {"format": image, "source": {"bytes": base64.b64decode(part.data)}}}
+    document = _DOCUMENT_FORMATS.get(part.mime_type) if part.kind == "file" else None
+    if document is not None:
+        stem = (part.name or "document").rpartition(".")[0] or part.name or "document"
+        name = " ".join(_NOT_IN_NAME.sub(" ", stem).split()) or "document"
+        source = {"bytes": base64.b64decode(part.data)}
+        return {"document": {"format": document, "name": name, "source": source}}
+    return {"text": fallback_text(part, "Bedrock")}
 
 
 _BEDROCK = Provider(_read, _calls, _write)

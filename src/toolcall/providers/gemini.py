@@ -1,7 +1,13 @@
-"""Gemini (google-genai): ``FunctionCall`` parts in, ``function_response`` parts out."""
+"""Gemini (google-genai): ``FunctionCall`` parts in, ``function_response`` parts out.
+
+The response is an object: the value under ``output`` (a ``str`` as itself), or the error
+object. A media result's text parts are joined under ``output`` and its media go in the
+function response's ``parts`` as inline data (Gemini 3's multimodal function responses).
+"""
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 import msgspec
@@ -9,8 +15,10 @@ import msgspec
 from toolcall.providers._wire import (
     Call,
     Provider,
+    Reply,
     SupportsArun,
     SupportsRun,
+    fallback_text,
     field,
     items,
     optional,
@@ -60,13 +68,30 @@ def _is_call(item: Any) -> bool:
     return optional(item, "function_call") is not None or optional(item, "name") is not None
 
 
-def _write(call: Call, text: str, failed: bool) -> GeminiFunctionResponse:
-    """The ``function_response`` part; its ``response`` is the value as JSON (an object, not
-    text, is what this API takes), under ``output``, or the error object itself."""
-    response = _decoder.decode(text)
-    answered: Any = {"name": call.name, "response": response if failed else {"output": response}}
+def _write(call: Call, reply: Reply, failed: bool) -> GeminiFunctionResponse:
+    """The ``function_response`` part; its ``response`` is an object (what this API takes):
+    the value under ``output``, or the error object itself."""
+    answered: Any = {"name": call.name}
     if call.id is not None:
         answered["id"] = call.id
+    if reply.parts is None:
+        response = _decoder.decode(reply.json)
+        answered["response"] = response if failed else {"output": response}
+        return {"function_response": answered}
+    texts: list[str] = []
+    media: list[Any] = []
+    for part in reply.parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif part.kind == "link":
+            texts.append(fallback_text(part, "Gemini"))
+        else:
+            blob = {"mime_type": part.mime_type, "data": base64.b64decode(part.data)}
+            if part.name:
+                blob["display_name"] = part.name
+            media.append({"inline_data": blob})
+    answered["response"] = {"output": "\n".join(texts)}
+    answered["parts"] = media
     return {"function_response": answered}
 
 

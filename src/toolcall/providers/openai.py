@@ -1,7 +1,10 @@
 """OpenAI's Chat Completions (``tool_calls``) and Responses (``function_call`` items).
 
 Both send ``arguments`` as JSON text, which :func:`decode_arguments` reads (the OpenAI Agents
-adapter too).
+adapter too). A ``str`` result is sent as itself, data as JSON text. A media result is a list of
+``input_text``/``input_image``/``input_file`` items in a Responses ``function_call_output``;
+a Chat Completions tool message carries text only, so each media part there (and audio in
+Responses) is a text line saying what it was.
 """
 
 from __future__ import annotations
@@ -13,11 +16,14 @@ import msgspec
 
 from toolcall import ToolError
 from toolcall.providers._wire import (
+    Blob,
     Call,
     Provider,
+    Reply,
     SupportsArun,
     SupportsRun,
     check_type,
+    fallback_text,
     field,
     items,
     optional,
@@ -50,7 +56,7 @@ class _OpenAIToolMessage(TypedDict):
 class _ResponsesFunctionCallOutput(TypedDict):
     type: Literal["function_call_output"]
     call_id: str
-    output: str
+    output: str | list[dict[str, Any]]
 
 
 if TYPE_CHECKING:  # the SDK's own types, to a checker (see toolcall.providers._wire)
@@ -105,7 +111,8 @@ def _chat_calls(message: Any) -> list[Any]:
     ]
 
 
-def _chat_message(call: Call, text: str, failed: bool) -> OpenAIToolMessage:
+def _chat_message(call: Call, reply: Reply, failed: bool) -> OpenAIToolMessage:
+    text = reply.text if reply.parts is None else reply.fallback("Chat Completions")
     return {"role": "tool", "tool_call_id": call.id, "content": text}
 
 
@@ -155,8 +162,22 @@ def _responses_calls(response: Any) -> list[Any]:
     ]
 
 
-def _responses_item(call: Call, text: str, failed: bool) -> ResponsesFunctionCallOutput:
-    return {"type": "function_call_output", "call_id": call.id, "output": text}
+def _responses_item(call: Call, reply: Reply, failed: bool) -> ResponsesFunctionCallOutput:
+    if reply.parts is None:
+        return {"type": "function_call_output", "call_id": call.id, "output": reply.text}
+    output: list[Any] = [_responses_part(p) for p in reply.parts if p]
+    return {"type": "function_call_output", "call_id": call.id, "output": output}
+
+
+def _responses_part(part: str | Blob) -> dict[str, Any]:
+    if isinstance(part, str):
+        return {"type": "input_text", "text": part}
+    data_url = f"data:{part.mime_type};base64,{part.data}"
+    if part.kind == "image":
+        return {"type": "input_image", "image_url": data_url}
+    if part.kind == "file":
+        return {"type": "input_file", "file_data": data_url, "filename": part.name or "file"}
+    return {"type": "input_text", "text": fallback_text(part, "Responses")}
 
 
 _RESPONSES = Provider(_responses_call, _responses_calls, _responses_item)
