@@ -492,7 +492,7 @@ def test_unencodable_result_answers_raised_and_logs(caplog):
         "type": "tool_result",
         "tool_use_id": "t",
         "content": '{"error":"the tool failed: TypeError: cannot encode a object as JSON; '
-        'return plain data, a dataclass, a pydantic model or toolcall.Image/Audio/File from the '
+        "return plain data, a dataclass, a pydantic model or toolcall.Image/Audio/File from the "
         'tool"}',
         "is_error": True,
     }
