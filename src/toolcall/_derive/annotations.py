@@ -31,6 +31,7 @@ from toolcall._shared.kinds import from_pydantic, is_field_info, unwrap_annotate
 
 __all__ = [
     "Metadata",
+    "arm_metadata",
     "constraints",
     "declared_name",
     "doc_metadata",
@@ -104,12 +105,27 @@ _NOT_INPUT: Final = frozenset(
 
 # The parameter types frameworks fill in themselves: class name -> the packages (and their
 # subpackages) that define one by that name. A subclass counts too; nothing is imported to
-# check, and a class of any other name costs one lookup.
+# check, and a class of any other name costs one lookup. Where each class lives, as its
+# framework defines it (docs/marking.md lists them for users):
+#   FastMCP, the MCP SDK, toolcall: ``Context``; pydantic-ai: ``RunContext``; the Agents SDK:
+#   ``RunContextWrapper``, ``ToolContext``; Strands: ``strands.agent.agent.Agent``,
+#   ``strands.types.tools.ToolContext``; Letta: ``letta.schemas.agent.AgentState``; Haystack:
+#   ``haystack.components.agents.state.state.State``; pipecat:
+#   ``pipecat.services.llm_service.FunctionCallParams``; Microsoft agent-framework:
+#   ``agent_framework._middleware.FunctionInvocationContext``; google-adk:
+#   ``google.adk.tools.tool_context.ToolContext`` (``google.adk.agents.context.Context`` in
+#   later releases); LlamaIndex workflows: ``workflows.context.context.Context`` (earlier
+#   ``llama_index.core.workflow.context.Context``).
 _INJECTED_CLASSES: Final[Mapping[str, tuple[str, ...]]] = {
-    "Context": ("fastmcp", "mcp.server", "toolcall.mcp"),
+    "Context": ("fastmcp", "mcp.server", "toolcall.mcp", "google.adk", "llama_index", "workflows"),
     "RunContext": ("pydantic_ai",),
     "RunContextWrapper": ("agents",),
-    "ToolContext": ("agents",),
+    "ToolContext": ("agents", "strands", "google.adk"),
+    "Agent": ("strands",),
+    "AgentState": ("letta",),
+    "State": ("haystack",),
+    "FunctionCallParams": ("pipecat",),
+    "FunctionInvocationContext": ("agent_framework",),
 }
 _INJECTED_METADATA: Final[Mapping[str, tuple[str, ...]]] = {
     "InjectedToolArg": ("langchain_core",),
@@ -154,16 +170,43 @@ def doc_metadata(extras: tuple[Any, ...]) -> str | None:
     return found
 
 
-def examples_metadata(extras: tuple[Any, ...]) -> tuple[Any, ...]:
+def examples_metadata(
+    extras: tuple[Any, ...], arms: tuple[tuple[Any, ...], ...] = ()
+) -> tuple[Any, ...]:
     """``Field(examples=[...])``, ``msgspec.Meta(examples=[...])``, pydantic's ``Examples``;
-    the last one wins."""
+    the last one wins. Without any, the examples of every arm (``arm_metadata``), in order:
+    each is a value of the whole type, so none is dropped."""
     found: tuple[Any, ...] = ()
     for extra in extras:
         if (
             (isinstance(extra, msgspec.Meta) or is_field_info(extra)) and extra.examples
         ) or _is_examples(extra):
             found = tuple(extra.examples)
+    if not found:
+        for arm in arms:
+            found += examples_metadata(arm)
     return found
+
+
+def arm_metadata(hint: Any) -> tuple[tuple[Any, ...], ...]:
+    """The ``Annotated`` metadata of each arm of a union, where a description or examples
+    may sit as well as at the top: ``Annotated[str, "the menu path"] | None``,
+    ``Optional[Annotated[int, Field(ge=1, description=...)]]``. An arm that is itself a
+    union gives its own arms' after its own; anything but a union has none.
+
+    Constraints need no such reading: the type resolver applies an arm's to that arm alone.
+    """
+    core, _ = unwrap_annotated(hint)
+    origin = typing.get_origin(core)
+    if origin is not typing.Union and origin is not types.UnionType:
+        return ()
+    found: list[tuple[Any, ...]] = []
+    for arm in typing.get_args(core):
+        inner, extras = unwrap_annotated(arm)
+        if extras:
+            found.append(extras)
+        found += arm_metadata(inner)
+    return tuple(found)
 
 
 def _is_examples(extra: Any) -> bool:

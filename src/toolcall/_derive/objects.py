@@ -19,7 +19,11 @@ import msgspec
 
 from toolcall import ir
 from toolcall._derive import pydantic_types
-from toolcall._derive.annotations import examples_metadata, unhonoured_field_settings
+from toolcall._derive.annotations import (
+    arm_metadata,
+    examples_metadata,
+    unhonoured_field_settings,
+)
 from toolcall._derive.defaults import schema_default
 from toolcall._derive.descriptions import field_description
 from toolcall._derive.pydantic_meta import given_description, is_skipped, validators
@@ -186,6 +190,7 @@ def _field(
                 "pydantic dataclass), or check the value in the function"
             )
     _, extras = unwrap_annotated(hint)
+    arms = arm_metadata(hint)
     if info is not None:
         extras = (*extras, info)
     given = given_description(t)
@@ -200,8 +205,10 @@ def _field(
         required=required,
         has_default=has_default,
         default=value,
-        description=field_description(extras, docs.get(name, "")),
-        examples=examples_metadata(extras),
+        description=field_description(
+            extras, arms, docs.get(name, ""), lambda line: resolver.warn(f"{where}: {line}")
+        ),
+        examples=examples_metadata(extras, arms),
     )
 
 
