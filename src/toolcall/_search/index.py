@@ -302,7 +302,8 @@ def _deletions(word: str) -> Iterator[str]:
 
 
 def _one_edit(a: str, b: str) -> bool:
-    """Whether ``a`` becomes ``b`` by one insertion, deletion or substitution."""
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap of two
+    neighbouring letters (the typos people make)."""
     if a == b or abs(len(a) - len(b)) > 1:
         return a == b
     if len(a) > len(b):
@@ -311,5 +312,6 @@ def _one_edit(a: str, b: str) -> bool:
     while i < len(a) and a[i] == b[i]:
         i += 1
     if len(a) == len(b):
-        return a[i + 1 :] == b[i + 1 :]
+        swapped = i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i]
+        return a[i + 1 :] == b[i + 1 :] or (swapped and a[i + 2 :] == b[i + 2 :])
     return a[i:] == b[i + 1 :]
