@@ -97,6 +97,17 @@ class Point:
 
 def rows(row: Row, point: Point) -> None:
     """Fields read their arms too."""
+
+
+@dataclass
+class Place:
+    """A named place."""
+
+    name: str
+
+
+def visit(place: Annotated[Place, toolcall.Param()] | None = None) -> None:
+    """An arm with metadata but no text: the type's doc still describes it."""
 '''
 
 
@@ -258,3 +269,8 @@ def test_dispatch_applies_each_arms_constraint_to_that_arm_only(
     for value in (0, "a"):
         refused = call({"key": value})
         assert (refused.error.kind, refused.error.argument) == ("invalid_argument", "key")
+
+
+def test_an_arm_without_text_keeps_its_types_doc(module: types.ModuleType) -> None:
+    """``Annotated[Place, ...] | None`` is ``Place | None`` as far as the type's doc goes."""
+    assert properties(module, "visit")["place"]["description"] == "A named place."
