@@ -46,11 +46,21 @@ __all__ = [
 class Invalid(Exception):
     """A value failed coercion; ``path`` locates it below the value the coercer was given.
 
-    Internal to dispatch: the plan turns it into ``ToolError.invalid_argument``.
-    ``allowed`` lists the values an enum takes, for the message (``not_in_enum``).
+    Internal to dispatch: the plan turns it into ``ToolError.invalid_argument``. ``rule`` is
+    the rule the value broke, for the message (SPEC 5, "Errors name the rule"); its shape
+    depends on ``reason``:
+
+    - ``out_of_range``: ``(keyword, bound)``, the IR's ``minimum``, ``maximum``,
+      ``exclusive_minimum``, ``exclusive_maximum`` or ``multiple_of``;
+    - ``too_short`` / ``too_long``: ``(limit, length)``, the bound and the length sent;
+      ``wrong_length``: the length a fixed array must have;
+    - ``pattern_mismatch``: the pattern; ``not_in_enum``: the allowed values (a tuple);
+    - ``duplicate_items``: ``(item,)``, an item sent more than once.
+
+    None when there is nothing to name (a format's reason says its rule itself).
     """
 
-    __slots__ = ("allowed", "path", "reason", "value")
+    __slots__ = ("path", "reason", "rule", "value")
 
     def __init__(
         self,
@@ -58,13 +68,13 @@ class Invalid(Exception):
         value: Any,
         path: tuple[str | int, ...] = (),
         *,
-        allowed: tuple[Any, ...] = (),
+        rule: Any = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.value = value
         self.path = path
-        self.allowed = allowed
+        self.rule = rule
 
 
 class Scalar(msgspec.Struct, frozen=True):
@@ -321,7 +331,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"content_encoding": "base64"},
         restore=_parsed(_base64, "invalid_base64"),
         reason="invalid_base64",
-        reason_text="expected base64-encoded data",
+        reason_text="expected base64-encoded data (A-Z, a-z, 0-9, + and /, padded with =)",
         output={"type": "string", "contentEncoding": "base64"},
     ),
     Scalar(
@@ -333,7 +343,9 @@ ROWS: Final[tuple[Scalar, ...]] = (
             _upper(_shaped(_DATETIME_SHAPE, datetime.fromisoformat)), "invalid_datetime"
         ),
         reason="invalid_datetime",
-        reason_text="expected an ISO 8601 date-time (2024-05-06T07:08, +02:00 or Z if not local)",
+        reason_text=(
+            "expected a date-time as YYYY-MM-DDTHH:MM[:SS], with +HH:MM or Z if not local"
+        ),
         fast=(
             "type({x}) is str and _datetime_shape({x}) is not None",
             "_datetime({x}.upper())",
@@ -347,7 +359,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"format": "date"},
         restore=_parsed(_shaped(_DATE, date.fromisoformat), "invalid_date"),
         reason="invalid_date",
-        reason_text="expected a date (YYYY-MM-DD)",
+        reason_text="expected a date as YYYY-MM-DD",
         fast=(_FAST_DATE, "_date({x})"),
         output={"type": "string", "format": "date"},
     ),
@@ -358,7 +370,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"format": "time"},
         restore=_parsed(_upper(_shaped(_TIME_SHAPE, time.fromisoformat)), "invalid_time"),
         reason="invalid_time",
-        reason_text="expected an ISO 8601 time (07:08 or 07:08:09, +02:00 or Z if not local)",
+        reason_text="expected a time as HH:MM[:SS], with +HH:MM or Z if not local",
         fast=(
             "type({x}) is str and _time_shape({x}) is not None",
             "_time({x}.upper())",
@@ -372,7 +384,9 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"format": "duration"},
         restore=_duration,
         reason="invalid_duration",
-        reason_text="expected an ISO 8601 duration (PT1H30M, P2D) or a number of seconds",
+        reason_text=(
+            "expected an ISO 8601 duration such as PT1H30M or P2D, or a number of seconds"
+        ),
         output={"type": "string", "pattern": f"^{_WRITTEN_DURATION}$"},
     ),
     Scalar(
@@ -382,7 +396,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"format": "uuid"},
         restore=_parsed(_shaped(_UUID, uuid.UUID), "invalid_uuid"),
         reason="invalid_uuid",
-        reason_text="expected a UUID (8-4-4-4-12 hex digits)",
+        reason_text="expected a UUID as 8-4-4-4-12 hex digits",
         fast=("type({x}) is str and _uuid_shape({x}) is not None", "_uuid({x})"),
         output={"type": "string", "format": "uuid"},
     ),
@@ -393,7 +407,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"pattern": DECIMAL_PATTERN},
         restore=_decimal,
         reason="invalid_decimal",
-        reason_text="expected a decimal number written as a string (12.50)",
+        reason_text='expected a decimal number written as a string, such as "12.50"',
         output={"type": "number"},  # encode_result writes decimals as JSON numbers
     ),
     Scalar(
@@ -412,7 +426,7 @@ ROWS: Final[tuple[Scalar, ...]] = (
         keywords={"pattern": INTEGER_STRING_PATTERN},
         restore=_string_integer,
         reason="expected_integer_string",
-        reason_text="expected an integer written as a string of digits",
+        reason_text='expected an integer written as a string of digits, such as "42"',
         output={"type": "integer"},  # the tool's int is written as a number
     ),
     Scalar(

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import msgspec
 
+from toolcall import ir
 from toolcall._dispatch.coerce import Coercer
 from toolcall._dispatch.models import field_info_default, pydantic_invalid
 from toolcall._shared.kinds import from_pydantic, is_field_info, unwrap_annotated
@@ -81,8 +82,9 @@ def pydantic_checked(hint: Any, depth: int = 0) -> bool:
     )
 
 
-def pydantic_coercer(hint: Any) -> Coercer:
-    """Validates with ``TypeAdapter(hint)``; a failure is ``invalid_argument`` as for models.
+def pydantic_coercer(hint: Any, t: ir.Type | None = None) -> Coercer:
+    """Validates with ``TypeAdapter(hint)``; a failure is ``invalid_argument`` as for models
+    (``t``, the parameter's type, names an enum's allowed values).
 
     Arrays and objects sent as JSON text are decoded first, as toolcall does everywhere.
     """
@@ -98,6 +100,6 @@ def pydantic_coercer(hint: Any) -> Coercer:
         if isinstance(value, str) and value.lstrip(" \t\n\r")[:1] in ("{", "["):
             with contextlib.suppress(ValueError, RecursionError):
                 return validate(msgspec.json.decode(value))
-        raise pydantic_invalid(failure, value) from None
+        raise pydantic_invalid(failure, value, t) from None
 
     return validated

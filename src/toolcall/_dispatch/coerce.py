@@ -206,7 +206,7 @@ def _enum(t: ir.Type, resolver: ClassLookup) -> Coercer:
                 return restored[key]
             except Exception:
                 pass
-        raise Invalid("not_in_enum", value, allowed=t.values)
+        raise Invalid("not_in_enum", value, rule=t.values)
 
     return enum
 
@@ -271,8 +271,8 @@ def _array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
                     _prepend(error, index)
                     raise
         if container is None:
-            if unique and _repeats(value):
-                raise Invalid("duplicate_items", value)
+            if unique and (repeated := _repeated(value)) is not None:
+                raise Invalid("duplicate_items", value, rule=repeated)
             return items
         try:
             restored = container(items)
@@ -285,8 +285,8 @@ def _array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
             raise Invalid("unhashable_item", value) from None
         # Only a collapse can mean a repeat; values that differ as JSON but restore equal
         # (two spellings of one UUID) collapse as a set does, since the schema allows them.
-        if unique and len(restored) != len(items) and _repeats(value):
-            raise Invalid("duplicate_items", value)
+        if unique and len(restored) != len(items) and (repeated := _repeated(value)) is not None:
+            raise Invalid("duplicate_items", value, rule=repeated)
         return restored
 
     return array
@@ -306,13 +306,19 @@ def _json_key(value: Any) -> Any:
     return (type(value), value)
 
 
-def _repeats(value: Any) -> bool:
-    """Whether two items of the array ``value`` are equal as JSON (``duplicate_items``)."""
+def _repeated(value: Any) -> tuple[Any] | None:
+    """``(item,)``: the first item of the array ``value`` equal as JSON to an earlier one
+    (``duplicate_items``, whose message names it); None when no two are equal."""
+    seen: set[Any] = set()
     try:
-        keys = {_json_key(item) for item in value}
+        for item in value:
+            key = _json_key(item)
+            if key in seen:
+                return (item,)
+            seen.add(key)
     except Exception:  # an unhashable non-JSON value: the items restored, so none repeat
-        return False
-    return len(keys) != len(value)
+        return None
+    return None
 
 
 def _fixed_array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
@@ -325,7 +331,7 @@ def _fixed_array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
                 return fixed_array(decoded)
             raise Invalid("expected_array", value)
         if len(value) != length:
-            raise Invalid("wrong_length", value)
+            raise Invalid("wrong_length", value, rule=length)
         items = []
         for index, (coerce, element) in enumerate(zip(positions, value, strict=True)):
             try:

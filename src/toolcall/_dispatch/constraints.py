@@ -3,7 +3,8 @@
 Numeric bounds and ``multipleOf`` (``out_of_range``), string length and ``pattern``
 (``too_short``, ``too_long``, ``pattern_mismatch``) and container sizes. Each builder looks
 at the type once and returns None when the type has nothing to check, so an unconstrained
-value pays nothing.
+value pays nothing. A failed check names the rule it enforces (``Invalid.rule``), so the
+message can say the bound: a model cannot fix "out of range" without it.
 """
 
 from __future__ import annotations
@@ -37,25 +38,25 @@ def _is_multiple(number: Any, step: int | float) -> bool:
 
 def in_range(coerce: Coercer, t: ir.Type) -> Coercer:
     """Wraps a coercer whose result is a number with the type's numeric constraints."""
-    checks: list[Callable[[Any], bool]] = []
+    checks: list[tuple[str, Any, Callable[[Any], bool]]] = []
     if (low := t.minimum) is not None:
-        checks.append(lambda n: n >= low)
+        checks.append(("minimum", low, lambda n: n >= low))
     if (high := t.maximum) is not None:
-        checks.append(lambda n: n <= high)
+        checks.append(("maximum", high, lambda n: n <= high))
     if (above := t.exclusive_minimum) is not None:
-        checks.append(lambda n: n > above)
+        checks.append(("exclusive_minimum", above, lambda n: n > above))
     if (below := t.exclusive_maximum) is not None:
-        checks.append(lambda n: n < below)
+        checks.append(("exclusive_maximum", below, lambda n: n < below))
     if (step := t.multiple_of) is not None:
-        checks.append(lambda n: _is_multiple(n, step))
+        checks.append(("multiple_of", step, lambda n: _is_multiple(n, step)))
     if not checks:
         return coerce
 
     def ranged(value: Any) -> Any:
         number = coerce(value)
-        for check in checks:
+        for keyword, bound, check in checks:
             if not check(number):
-                raise Invalid("out_of_range", value)
+                raise Invalid("out_of_range", value, rule=(keyword, bound))
         return number
 
     return ranged
@@ -106,11 +107,11 @@ def string_checks(t: ir.Type) -> Callable[[str, Any], None] | None:
 
     def check(text: str, value: Any) -> None:
         if shortest is not None and len(text) < shortest:
-            raise Invalid("too_short", value)
+            raise Invalid("too_short", value, rule=(shortest, len(text)))
         if longest is not None and len(text) > longest:
-            raise Invalid("too_long", value)
+            raise Invalid("too_long", value, rule=(longest, len(text)))
         if pattern is not None and pattern.search(text) is None:
-            raise Invalid("pattern_mismatch", value)
+            raise Invalid("pattern_mismatch", value, rule=t.pattern)
 
     return check
 
@@ -122,9 +123,9 @@ def sized(low: int | None, high: int | None) -> Callable[[Any], None] | None:
 
     def check(value: Any) -> None:
         if low is not None and len(value) < low:
-            raise Invalid("too_short", value)
+            raise Invalid("too_short", value, rule=(low, len(value)))
         if high is not None and len(value) > high:
-            raise Invalid("too_long", value)
+            raise Invalid("too_long", value, rule=(high, len(value)))
 
     return check
 

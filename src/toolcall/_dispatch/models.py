@@ -13,9 +13,10 @@ Two toolcall rules hold inside a model too:
 - a nested object sent as JSON text is decoded, as for every other object.
 
 A failure is ``invalid_argument`` at the path pydantic reports, below the argument; its
-reason is toolcall's where the two agree (``out_of_range``, ``missing_field``), else
-pydantic's error type, and the message carries pydantic's own text (a validator's message
-is what the model needs to fix the call).
+reason is toolcall's where the two agree (``out_of_range``, ``missing_field``), and the
+message then names the rule as toolcall's own checks do, the bound from pydantic's error
+context; else the reason is pydantic's error type, and the message carries pydantic's own
+text (a validator's message is what the model needs to fix the call).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import msgspec
 
 from toolcall import ir
 from toolcall._dispatch.coerce import ClassLookup, Coercer, Invalid, accepts_null
+from toolcall._dispatch.result import one_line
 
 __all__ = ["ModelInvalid", "build_model_coercer", "field_info_default", "pydantic_invalid"]
 
@@ -67,14 +69,20 @@ _REASONS: Final = {
 
 class ModelInvalid(Invalid):
     """An ``Invalid`` from pydantic; ``detail`` is pydantic's message for it ("" when
-    toolcall's own wording for ``reason`` says the same)."""
+    toolcall's own wording for ``reason`` says the same, the rule named as toolcall names
+    it)."""
 
     __slots__ = ("detail",)
 
     def __init__(
-        self, reason: str, value: Any, path: tuple[str | int, ...], detail: str = ""
+        self,
+        reason: str,
+        value: Any,
+        path: tuple[str | int, ...],
+        detail: str = "",
+        rule: Any = None,
     ) -> None:
-        super().__init__(reason, value, path)
+        super().__init__(reason, value, path, rule=rule)
         self.detail = detail
 
 
@@ -118,13 +126,32 @@ def build_model_coercer(t: ir.Type, resolver: ClassLookup, json_text: bool) -> C
         try:
             return validate(value)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise pydantic_invalid(exc, value) from None
+            raise pydantic_invalid(exc, value, t) from None
 
     return pydantic_value
 
 
-def pydantic_invalid(exc: ValueError, value: Any) -> Invalid:
-    """pydantic's first error as toolcall's ``Invalid`` (its reason, path and words)."""
+# pydantic's error type -> the key of its context holding the bound, and the IR keyword
+_BOUNDS: Final = {
+    "greater_than": ("gt", "exclusive_minimum"),
+    "greater_than_equal": ("ge", "minimum"),
+    "less_than": ("lt", "exclusive_maximum"),
+    "less_than_equal": ("le", "maximum"),
+    "multiple_of": ("multiple_of", "multiple_of"),
+}
+_LENGTHS: Final = {
+    "string_too_short": "min_length",
+    "string_too_long": "max_length",
+    "too_short": "min_length",
+    "too_long": "max_length",
+}
+
+
+def pydantic_invalid(exc: ValueError, value: Any, t: ir.Type | None = None) -> Invalid:
+    """pydantic's first error as toolcall's ``Invalid`` (its reason, path, rule and words).
+
+    ``t``: the type validated, where an enum's allowed values are found (pydantic's context
+    has them as one Python-quoted text)."""
     errors = getattr(exc, "errors", None)
     try:
         first = errors(include_url=False)[0] if callable(errors) else None
@@ -134,9 +161,55 @@ def pydantic_invalid(exc: ValueError, value: Any) -> Invalid:
         return ModelInvalid("invalid_value", value, (), str(exc).partition("\n")[0])
     kind = str(first.get("type", "invalid_value"))
     path = tuple(part for part in first.get("loc", ()) if isinstance(part, str | int))
+    sent = first.get("input", value)
     reason = _REASONS.get(kind)
     detail = "" if reason is not None else str(first.get("msg", ""))
-    return ModelInvalid(reason or kind, first.get("input", value), path, detail)
+    context = first.get("ctx")
+    rule = _rule(kind, context if isinstance(context, dict) else {}, sent, t, path)
+    if reason == "not_in_enum" and rule is None and isinstance(context, dict):
+        # pydantic's own list ("'a' or 'b'"), when the IR cannot say which enum failed
+        detail = one_line(f"expected {context.get('expected', 'one of the allowed values')}", 160)
+    return ModelInvalid(reason or kind, sent, path, detail, rule)
+
+
+def _rule(
+    kind: str, context: dict[str, Any], sent: Any, t: ir.Type | None, path: tuple[Any, ...]
+) -> Any:
+    """The rule of a pydantic error as ``Invalid.rule`` states it; None when unknown."""
+    if kind in _BOUNDS:
+        key, keyword = _BOUNDS[kind]
+        return (keyword, context[key]) if key in context else None
+    if kind in _LENGTHS:
+        limit = context.get(_LENGTHS[kind])
+        length = context.get("actual_length")
+        if length is None:
+            with contextlib.suppress(TypeError):
+                length = len(sent)
+        return None if limit is None or length is None else (limit, length)
+    if kind == "string_pattern_mismatch":
+        return context.get("pattern")
+    if kind in ("enum", "literal_error") and t is not None:
+        node = _node_at(t, path)
+        return node.values if node is not None and node.kind == "enum" else None
+    return None
+
+
+def _node_at(t: ir.Type, path: tuple[Any, ...]) -> ir.Type | None:
+    """The node of ``t`` at ``path`` (field names and indices); None where the path leaves
+    the IR (a union, whose variant pydantic names in its location, or an unknown key)."""
+    node: ir.Type | None = t
+    for part in path:
+        if node is None:
+            return None
+        if node.kind == "object" and isinstance(part, str):
+            field = next((f for f in node.fields if f.name == part), None)
+            node = field.type if field is not None else node.additional
+        elif node.kind == "array" and isinstance(part, int):
+            prefix = node.prefix_items
+            node = prefix[part] if 0 <= part < len(prefix) else node.items
+        else:
+            return None
+    return node
 
 
 def _closed(t: ir.Type) -> Callable[[Any, tuple[str | int, ...]], None] | None:

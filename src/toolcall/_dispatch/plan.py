@@ -136,7 +136,11 @@ class _Parameter:
     ) -> None:
         self.name = parameter.name
         checked = hint is not None and pydantic_checked(hint)
-        self.coerce = pydantic_coercer(hint) if checked else build_coercer(parameter.type, resolver)
+        self.coerce = (
+            pydantic_coercer(hint, parameter.type)
+            if checked
+            else build_coercer(parameter.type, resolver)
+        )
         self.required = parameter.required
         self.positional_only = parameter.positional_only
         # explicit-null rule: None for an optional value whose type has no None means "absent"
@@ -320,7 +324,7 @@ class _Binder:
 
 def _invalid(name: str, error: Invalid) -> Err:
     path = (name, *error.path)
-    found = ToolError.invalid_argument(path, error.reason, error.value, error.allowed)
+    found = ToolError.invalid_argument(path, error.reason, error.value, error.rule)
     if isinstance(error, ModelInvalid) and error.detail:
         # pydantic's own words (a validator's message) say more than the reason code
         shown = found.message.partition(", got ")[2]

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Final, Generic, TypeVar
 
 import msgspec
@@ -26,6 +27,7 @@ __all__ = ["Err", "Ok", "ToolError", "encode_result", "format_path"]
 T = TypeVar("T")
 
 # The scalar rows' reasons come from their rows (``_scalars``); these are the containers'.
+# A constraint's text here is its fallback: its message names the bound (``_expected``).
 _REASONS: dict[str, str] = {
     **scalar_reasons(),
     "expected_array": "expected an array",
@@ -33,12 +35,12 @@ _REASONS: dict[str, str] = {
     "invalid_utf8": "expected valid UTF-8 text",
     "not_finite": "expected a finite number",
     "not_in_enum": "expected one of the allowed values",
-    "out_of_range": "value out of the allowed range",
-    "pattern_mismatch": "value does not match the required pattern",
-    "too_short": "too short",
-    "too_long": "too long",
-    "wrong_length": "wrong number of items",
-    "duplicate_items": "items must be unique",
+    "out_of_range": "expected a value in the allowed range",
+    "pattern_mismatch": "expected text matching the required pattern",
+    "too_short": "expected a longer value",
+    "too_long": "expected a shorter value",
+    "wrong_length": "expected another number of items",
+    "duplicate_items": "expected unique items",
     "unhashable_item": "items must be hashable",
     "missing_field": "required field missing",
     "unknown_field": "field not allowed here",
@@ -52,6 +54,8 @@ MAX_MESSAGE: Final = 300
 """SPEC 5: a message is one line of at most this many characters, whatever the input."""
 _LISTED = 10  # names or allowed values a message lists before "and N more"
 _NAME = 40  # characters of one key or name in a message
+_ALLOWED = 120  # characters of allowed values listed, so the value sent is still shown
+_PATTERN = 100  # characters of a pattern in a message
 
 _MAX_DEPTH = 20
 _MAX_ITEMS = 50
@@ -94,10 +98,21 @@ def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _listed(items: tuple[Any, ...] | list[Any], show: Any) -> str:
-    """The first few items, each through ``show``, and how many more there are."""
-    shown = ", ".join(show(item) for item in items[:_LISTED])
-    return shown if len(items) <= _LISTED else f"{shown} and {len(items) - _LISTED} more"
+def _listed(items: tuple[Any, ...] | list[Any], show: Any, budget: int = 0) -> str:
+    """The first few items, each through ``show``, and how many more there are; with a
+    ``budget``, only as many as fit in that many characters (one at least)."""
+    if not budget:
+        shown = ", ".join(show(item) for item in items[:_LISTED])
+        return shown if len(items) <= _LISTED else f"{shown} and {len(items) - _LISTED} more"
+    parts: list[str] = []
+    for item in items[:_LISTED]:
+        part = show(item)
+        budget -= len(part) + 2
+        if parts and budget < 0:
+            break
+        parts.append(part)
+    rest = len(items) - len(parts)
+    return ", ".join(parts) + (f" and {rest} more" if rest else "")
 
 
 def _name(name: Any) -> str:
@@ -110,6 +125,66 @@ def _json_value(value: Any) -> str:
         return one_line(msgspec.json.encode(value).decode(), _NAME)
     except Exception:
         return _short(value)
+
+
+_BOUND_WORDS: Final = {
+    "minimum": "at least",
+    "maximum": "at most",
+    "exclusive_minimum": "more than",
+    "exclusive_maximum": "less than",
+    "multiple_of": "a multiple of",
+}
+
+
+def _expected(reason: str, rule: Any, value: Any) -> tuple[str, str]:
+    """What the rule expected, and what to add after the value sent (its length, the item
+    sent twice); the reason's plain text when there is no rule to name."""
+    try:
+        if reason == "out_of_range" and rule is not None:
+            keyword, bound = rule
+            return f"expected {_BOUND_WORDS[keyword]} {_bound(bound)}", ""
+        if reason in ("too_short", "too_long") and rule is not None:
+            limit, length = rule
+            least = "at least" if reason == "too_short" else "at most"
+            return f"expected {least} {_counted(limit, value)}", f" ({_counted(length, value)})"
+        if reason == "wrong_length" and rule is not None:
+            return f"expected exactly {_counted(rule, value)}", f" ({_counted(len(value), value)})"
+        if reason == "pattern_mismatch" and rule:
+            return f"expected text matching {one_line(rule, _PATTERN)}", ""
+        if reason == "not_in_enum" and rule:
+            if len(rule) == 1:
+                return f"expected {_json_value(rule[0])}", ""
+            return f"expected one of {_listed(rule, _json_value, _ALLOWED)}", ""
+        if reason == "duplicate_items" and rule is not None:
+            return "expected unique items", f" ({_short(rule[0])} is repeated)"
+    except Exception:  # a rule of another shape (a pydantic context, a hand-built error)
+        pass
+    return _REASONS.get(reason, reason.replace("_", " ")), ""
+
+
+def _bound(bound: Any) -> str:
+    """A bound as the model reads it: ``10``, ``0.01``, ``2020-01-01``."""
+    if isinstance(bound, str):
+        return one_line(bound, _NAME)
+    isoformat = getattr(bound, "isoformat", None)  # a date, datetime or time
+    if callable(isoformat):
+        return one_line(str(isoformat()), _NAME)
+    if isinstance(bound, float) and bound.is_integer() and abs(bound) < 2**53:
+        return str(int(bound))  # pydantic hands a float field's bound over as a float
+    if isinstance(bound, int | float | Decimal):
+        return one_line(str(bound), _NAME)
+    return _short(bound)
+
+
+def _counted(count: int, value: Any) -> str:
+    """``8 characters``, ``1 item``, ``3 keys``: a length in the unit of ``value``."""
+    if isinstance(value, str | bytes | bytearray):
+        unit = "character"
+    elif isinstance(value, Mapping):
+        unit = "key"
+    else:
+        unit = "item"
+    return f"{count} {unit}{'' if count == 1 else 's'}"
 
 
 def _short(value: Any) -> str:
@@ -309,17 +384,15 @@ class ToolError:
         path: tuple[str | int, ...],
         reason: str,
         value: Any,
-        allowed: tuple[Any, ...] = (),
+        rule: Any = None,
     ) -> ToolError:
-        """``allowed``: the values an enum takes, listed for ``not_in_enum``."""
+        """``rule``: the rule ``value`` broke, shaped by ``reason`` as ``Invalid.rule`` is
+        (``toolcall._scalars``); the message names it, then what was sent (SPEC 5)."""
         where = one_line(format_path(path), 80)
-        if reason == "not_in_enum" and allowed:
-            what = f"expected one of {_listed(allowed, _json_value)}"
-        else:
-            what = _REASONS.get(reason, reason.replace("_", " "))
+        what, detail = _expected(reason, rule, value)
         return cls(
             "invalid_argument",
-            f"{where}: {what}, got {_short(value)}",
+            f"{where}: {what}, got {_short(value)}{detail}",
             argument=path[0] if path and isinstance(path[0], str) else None,
             path=path,
             reason=reason,
