@@ -376,7 +376,8 @@ async def test_unencodable_result_is_an_error(server: Any, mode: str) -> None:
     assert result.is_error
     assert text_of(result) == (
         "the tool's result cannot be encoded as JSON: cannot encode a lock as JSON; "
-        "return plain data from the tool"
+        "return plain data, a dataclass, a pydantic model or toolcall.Image/Audio/File from the "
+        "tool"
     )
 
 
@@ -642,7 +643,7 @@ async def test_context_reports_progress_and_logs(
         result = await client.call_tool("index", {"path": "/srv"}, progress_callback=on_progress)
         other = await client.call_tool("fastmcp_style", {"n": 3})
     assert not result.is_error
-    assert text_of(result) == '"indexed /srv for request True"'
+    assert text_of(result) == "indexed /srv for request True"
     assert progress == [(1, 2, "halfway"), (2, 2, None)]
     assert logged == [("info", "indexing /srv"), ("warning", "careful")]
     assert text_of(other) == "3"

@@ -24,13 +24,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple
+from urllib.parse import quote
 
 import msgspec
 
 from toolcall._dispatch.content import Media
 from toolcall._shared.kinds import is_model
 
-__all__ = ["Blob", "Part", "encode_json", "fallback_text", "parts", "result_text"]
+__all__ = ["Blob", "Part", "block_json", "encode_json", "fallback_text", "parts", "result_text"]
 
 
 class Blob(NamedTuple):
@@ -161,16 +162,17 @@ def fallback_text(blob: Blob, api: str) -> str:
     )
 
 
-def _block_json(blob: Blob) -> dict[str, Any]:
+def block_json(blob: Blob) -> dict[str, Any]:
     """A part as the MCP content block JSON it would be: lossless, self-describing."""
     if blob.kind == "link":
         return {"type": "resource_link", "uri": blob.uri, "name": blob.name or blob.uri}
     if blob.kind in ("image", "audio"):
         return {"type": blob.kind, "data": blob.data, "mimeType": blob.mime_type}
-    resource: dict[str, Any] = {"uri": blob.uri or f"file:///{blob.name or 'resource'}"}
-    resource["mimeType"] = blob.mime_type
-    if blob.text is not None:
-        resource["text"] = blob.text
+    name = quote(blob.name or "resource")
+    resource: dict[str, Any] = {"uri": blob.uri or f"file:///{name}", "mimeType": blob.mime_type}
+    text = blob.as_text()
+    if text is not None:
+        resource["text"] = text
     else:
         resource["blob"] = blob.data
     return {"type": "resource", "resource": resource}
@@ -198,7 +200,7 @@ def _enc_hook(value: Any) -> Any:
         return dumped
     found = part(value)
     if found is not None:
-        return found if isinstance(found, str) else _block_json(found)
+        return found if isinstance(found, str) else block_json(found)
     # what a Mapping[str, T] or Sequence[T] annotation allows beyond dict and list
     # (MappingProxyType, ChainMap, deque, range, dict views), written as its output schema says
     if isinstance(value, Mapping):

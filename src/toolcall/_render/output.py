@@ -26,8 +26,10 @@ from toolcall._scalars import row_of
 
 __all__ = ["output_schema"]
 
-# encode_result cannot write these (pydantic) or does not know what they become (providers)
-_UNKNOWN_PY: Final = frozenset({"model", "pydantic"})
+# pydantic writes these itself (model_dump(mode="json", by_alias=True)): pydantic describes them
+_PYDANTIC_PY: Final = frozenset({"model", "pydantic"})
+# JSON Schema keywords whose value maps names to schemas (a "title" key there is a name)
+_NAMED: Final = frozenset({"properties", "patternProperties", "$defs", "definitions"})
 
 
 def output_schema(t: ir.Type) -> dict[str, Any]:
@@ -45,8 +47,13 @@ def output_schema(t: ir.Type) -> dict[str, Any]:
     ... )))
     {'type': 'array', 'prefixItems': [{'type': 'integer'}], 'minItems': 1, 'maxItems': 1}
     """
-    if t.py in _UNKNOWN_PY or t.provider:
+    if t.provider:  # what a type provider's values become is the provider's secret
         return {}
+    if t.py in _PYDANTIC_PY:
+        schema = _pydantic(t.ref)
+        if schema and t.nullable:
+            widen(schema)
+        return schema
     kind = t.kind
     schema: dict[str, Any]
     if kind == "any":
@@ -143,6 +150,49 @@ def _struct(t: ir.Type) -> dict[str, Any]:
         "required": [name for name, _ in tag] + [name for name, _, needed in fields if needed],
         "additionalProperties": False,
     }
+
+
+def _pydantic(ref: str) -> dict[str, Any]:
+    """pydantic's serialization schema of the class, by alias as the encoder writes it, its
+    ``$ref``s inlined (the schema may sit inside another) and its generated titles dropped.
+
+    {} when pydantic is not loaded (no value of the class can exist) or cannot describe it.
+    """
+    cls = _class(ref)
+    pydantic = sys.modules.get("pydantic")
+    if cls is None or pydantic is None:
+        return {}
+    try:
+        schema = pydantic.TypeAdapter(cls).json_schema(mode="serialization", by_alias=True)
+    except Exception:
+        return {}
+    inlined = _inline(schema, schema.get("$defs", {}), ())
+    return inlined if isinstance(inlined, dict) else {}
+
+
+def _inline(node: Any, defs: dict[str, Any], seen: tuple[str, ...]) -> Any:
+    """``node`` with each ``#/$defs/X`` replaced by X's schema; a re-entry is ``{}``."""
+    if isinstance(node, list):
+        return [_inline(item, defs, seen) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref.removeprefix("#/$defs/")
+        if name in seen or name not in defs:
+            return {}
+        target = _inline(defs[name], defs, (*seen, name))
+        rest = {k: _inline(v, defs, seen) for k, v in node.items() if k not in ("$ref", "title")}
+        return {**target, **rest}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$defs" or (key == "title" and isinstance(value, str)):
+            continue
+        if key in _NAMED and isinstance(value, dict):
+            out[key] = {name: _inline(sub, defs, seen) for name, sub in value.items()}
+        else:
+            out[key] = _inline(value, defs, seen)
+    return out
 
 
 def _described(f: ir.Field) -> dict[str, Any]:
