@@ -7,11 +7,12 @@ bounds of :mod:`toolcall.mcp.calls`. The SDK's low-level server does not validat
 against ``inputSchema`` (only the request's JSON-RPC shape), so a call is validated once, by
 toolcall.
 
-Results. A successful call's value is encoded with :func:`toolcall.encode_result` and sent as
-text. When the function's return annotation is an object type (a ``dict``, ``TypedDict``,
-dataclass, ``msgspec.Struct``, ``Mapping``) the tool also declares an ``outputSchema`` and the
-result carries the same JSON as ``structuredContent``. Other return types (lists, scalars,
-``X | None``, unions) are text only: MCP requires an output schema to describe an object. The
+Results (:mod:`toolcall.mcp.results`). A ``str`` is sent as itself, media as content blocks,
+anything else as :func:`toolcall.encode_result` JSON text. When the function's return
+annotation is an object type (a ``dict``, ``TypedDict``, dataclass, ``msgspec.Struct``,
+``Mapping``, pydantic model) the tool also declares an ``outputSchema`` and the result carries
+the same JSON as ``structuredContent``. Other return types (lists, scalars, ``X | None``,
+unions) are text only: MCP requires an output schema to describe an object. The
 output schema describes what ``encode_result`` writes (a ``Decimal`` as a number, a naive
 ``datetime`` without an offset, a renamed Struct under its encoded names); a type written as
 an array (``NamedTuple``, ``array_like`` Struct) or one toolcall cannot describe is text
@@ -47,6 +48,7 @@ import toolcall
 from toolcall import ir
 from toolcall.adapters._common import specs
 from toolcall.mcp.calls import DEPARTURE, CallLimits, Calls, Departure, Watching, watch_beside
+from toolcall.mcp.results import tool_result
 
 __all__ = [
     "REQUEST_ID_HEADER",
@@ -189,25 +191,10 @@ class _Handlers(msgspec.Struct, frozen=True):
         )
         if isinstance(result, toolcall.Err):
             return self._error(result.error, request_id)
-        value = result.value
-        try:
-            text = toolcall.encode_result(value)
-        except Exception as exc:  # the tool's own value: anything can fail to encode
-            _log.error("toolcall: the result of %s cannot be encoded as JSON", name, exc_info=True)
-            message = f"the tool's result cannot be encoded as JSON: {exc}"
-            return self._error(toolcall.ToolError.unencodable(message), request_id)
-        content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=text)]
-        if name not in self.structured:
-            return mcp_types.CallToolResult(content=content)
-        structured = msgspec.json.decode(text)
-        if type(structured) is not dict:
-            _log.error("toolcall: %s returned %s, not an object", name, type(value).__name__)
-            message = (
-                f"the tool returned {type(value).__name__}, but its return annotation declares "
-                "an object"
-            )
-            return self._error(toolcall.ToolError.unencodable(message), request_id)
-        return mcp_types.CallToolResult(content=content, structured_content=structured)
+        answer = tool_result(name, result.value, name in self.structured)
+        if isinstance(answer, toolcall.ToolError):
+            return self._error(answer, request_id)
+        return answer
 
     def _error(self, error: toolcall.ToolError, request_id: str) -> mcp_types.CallToolResult:
         if self.calls.limits.brief_errors:
