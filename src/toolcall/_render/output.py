@@ -50,10 +50,10 @@ def output_schema(t: ir.Type) -> dict[str, Any]:
     if t.provider:  # what a type provider's values become is the provider's secret
         return {}
     if t.py in _PYDANTIC_PY:
-        schema = _pydantic(t.ref)
-        if schema and t.nullable:
-            widen(schema)
-        return schema
+        described = _pydantic(t.ref)
+        if described and t.nullable:
+            widen(described)
+        return described
     kind = t.kind
     schema: dict[str, Any]
     if kind == "any":

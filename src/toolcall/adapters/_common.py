@@ -1,5 +1,6 @@
 """What every adapter does the same way: the tools of a source, which injected parameters
-are the framework's context, and a call's result as the text a framework hands the model."""
+are the framework's context, and a call's result as the value a framework hands the model
+(text, or media in the framework's own classes)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,28 @@ import msgspec
 
 import toolcall
 from toolcall import Err, Ok, ToolError, encode_result, ir
+from toolcall._dispatch.encode import Blob, Part, block_json, fallback_text, parts
 from toolcall._shared.kinds import unwrap_annotated
 from toolcall._shared.signatures import signature
 
-__all__ = ["Source", "Spec", "answer", "error_text", "specs", "subclass_of", "toolbox"]
+__all__ = [
+    "Blob",
+    "Media",
+    "Part",
+    "Source",
+    "Spec",
+    "answer",
+    "block_json",
+    "error_text",
+    "fallback_text",
+    "specs",
+    "subclass_of",
+    "toolbox",
+]
 
 Source = types.ModuleType | str | toolcall.Toolbox | Iterable[types.ModuleType | str | Any]
+Media = Callable[[tuple[Part, ...]], Any]
+"""A media result's parts (text and media, in order) as the framework's own value."""
 
 _log = logging.getLogger("toolcall")
 _encoder = msgspec.json.Encoder()
@@ -124,13 +141,16 @@ def subclass_of(*classes: type) -> Callable[[Any], bool]:
     return check
 
 
-def answer(name: str, result: Ok[Any] | Err) -> tuple[Any, ToolError | None]:
+def answer(
+    name: str, result: Ok[Any] | Err, media: Media | None = None
+) -> tuple[Any, ToolError | None]:
     """The value to hand the framework and None, or None and the error.
 
-    A ``str`` is handed over as it is, what each framework's own tools do with one; anything
-    else as ``encode_result`` JSON text, so dataclasses, Structs and datetimes arrive as
-    toolcall encodes them. A value that does not encode is the tool's bug: logged, and
-    answered as a ``raised`` error.
+    A ``str`` is handed over as it is, what each framework's own tools do with one; a media
+    result (``toolcall.Image``, a list mixing text and media, ...) as ``media`` makes it;
+    anything else as ``encode_result`` JSON text, so dataclasses, Structs, pydantic models
+    and datetimes arrive as toolcall encodes them. A value that does not encode is the
+    tool's bug: logged, and answered as a ``raised`` error.
     """
     if isinstance(result, Err):
         return None, result.error
@@ -138,6 +158,9 @@ def answer(name: str, result: Ok[Any] | Err) -> tuple[Any, ToolError | None]:
     if type(value) is str:
         return value, None
     try:
+        found = None if media is None else parts(value)
+        if found is not None and media is not None:
+            return media(found), None
         return encode_result(value), None
     except Exception as exc:
         _log.error("the result of tool %s cannot be encoded as JSON", name, exc_info=exc)

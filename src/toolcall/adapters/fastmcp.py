@@ -23,11 +23,27 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError as FastMCPFailure
 from fastmcp.server.dependencies import get_context
 from fastmcp.tools import Tool, ToolResult
-from mcp.types import TextContent, ToolAnnotations
+from mcp.types import (
+    AudioContent,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    ToolAnnotations,
+)
 
 import toolcall
 from pydantic import PrivateAttr
-from toolcall.adapters._common import Source, Spec, answer, specs, subclass_of, toolbox
+from toolcall.adapters._common import (
+    Part,
+    Source,
+    Spec,
+    answer,
+    block_json,
+    specs,
+    subclass_of,
+    toolbox,
+)
 
 __all__ = ["ToolcallTool", "register"]
 
@@ -81,7 +97,27 @@ class ToolcallTool(Tool):
         spec = self._spec
         inject = spec.inject(get_context() if spec.contexts else None)
         result = await self._box.arun(self.name, arguments, inject=inject, timeout=self._timeout)
-        value, error = answer(self.name, result)
+        value, error = answer(self.name, result, _media)
         if error is not None:
             raise FastMCPFailure(error.message)
+        if isinstance(value, list):
+            return ToolResult(content=value)
         return ToolResult(content=[TextContent(type="text", text=value)])
+
+
+def _media(found: tuple[Part, ...]) -> list[Any]:
+    """A media result as MCP content blocks, one per part, as serve-mcp sends it."""
+    return [
+        TextContent(type="text", text=part)
+        if isinstance(part, str)
+        else _BLOCKS[part.kind].model_validate(block_json(part))
+        for part in found
+    ]
+
+
+_BLOCKS: dict[str, Any] = {
+    "image": ImageContent,
+    "audio": AudioContent,
+    "file": EmbeddedResource,
+    "link": ResourceLink,
+}

@@ -23,7 +23,7 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, ToolException
 
 import toolcall
 from pydantic import PrivateAttr
-from toolcall.adapters._common import Source, Spec, answer, specs, toolbox
+from toolcall.adapters._common import Part, Source, Spec, answer, fallback_text, specs, toolbox
 
 __all__ = ["ToolcallTool", "tools"]
 
@@ -104,7 +104,24 @@ class ToolcallTool(BaseTool):
         return self._answer(result)
 
     def _answer(self, result: toolcall.Ok[Any] | toolcall.Err) -> Any:
-        value, error = answer(self.name, result)
+        value, error = answer(self.name, result, _media)
         if error is not None:
             raise ToolException(error.message)
         return value
+
+
+def _media(found: tuple[Part, ...]) -> list[dict[str, Any]]:
+    """A media result as LangChain's standard content blocks (``text``, ``image``, ``audio``,
+    ``file`` with base64 data), the ``ToolMessage`` content a chat model converts."""
+    out: list[dict[str, Any]] = []
+    for part in found:
+        if isinstance(part, str):
+            out.append({"type": "text", "text": part})
+        elif part.kind == "link":
+            out.append({"type": "text", "text": fallback_text(part, "LangChain")})
+        else:
+            block = {"type": part.kind, "base64": part.data, "mime_type": part.mime_type}
+            if part.name and part.kind == "file":
+                block["filename"] = part.name
+            out.append(block)
+    return out

@@ -19,11 +19,27 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from agents import FunctionTool, RunContextWrapper
+from agents import (
+    FunctionTool,
+    RunContextWrapper,
+    ToolOutputFileContent,
+    ToolOutputImage,
+    ToolOutputText,
+)
 from agents.tool_context import ToolContext
 
 import toolcall
-from toolcall.adapters._common import Source, Spec, answer, error_text, specs, subclass_of, toolbox
+from toolcall.adapters._common import (
+    Part,
+    Source,
+    Spec,
+    answer,
+    error_text,
+    fallback_text,
+    specs,
+    subclass_of,
+    toolbox,
+)
 from toolcall.providers.openai import decode_arguments
 
 __all__ = ["tools"]
@@ -66,7 +82,7 @@ def _function_tool(
         if isinstance(args, toolcall.ToolError):
             return error_text(args)
         result = await arun(name, args, inject=spec.inject(context), timeout=timeout)
-        value, error = answer(name, result)
+        value, error = answer(name, result, _media)
         return error_text(error) if error is not None else value
 
     return FunctionTool(
@@ -76,3 +92,21 @@ def _function_tool(
         on_invoke_tool=invoke,
         strict_json_schema=strict,
     )
+
+
+def _media(found: tuple[Part, ...]) -> list[Any]:
+    """Media as the SDK's tool outputs: ``ToolOutputImage`` and ``ToolOutputFileContent``
+    (data URLs), text as ``ToolOutputText``; audio and links as a line of text."""
+    out: list[Any] = []
+    for part in found:
+        if isinstance(part, str):
+            out.append(ToolOutputText(text=part))
+            continue
+        data_url = f"data:{part.mime_type};base64,{part.data}"
+        if part.kind == "image":
+            out.append(ToolOutputImage(image_url=data_url))
+        elif part.kind == "file":
+            out.append(ToolOutputFileContent(file_data=data_url, filename=part.name or "file"))
+        else:
+            out.append(ToolOutputText(text=fallback_text(part, "the Agents SDK's")))
+    return out

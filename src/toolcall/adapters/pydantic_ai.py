@@ -15,17 +15,27 @@ annotations travel as the tool definition's ``metadata``.
 
 from __future__ import annotations
 
+import base64
 import copy
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import BinaryContent, ModelRetry, RunContext
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
 import toolcall
-from toolcall.adapters._common import Source, Spec, answer, specs, subclass_of, toolbox
+from toolcall.adapters._common import (
+    Part,
+    Source,
+    Spec,
+    answer,
+    fallback_text,
+    specs,
+    subclass_of,
+    toolbox,
+)
 
 __all__ = ["ToolcallToolset", "toolset"]
 
@@ -109,10 +119,24 @@ class ToolcallToolset(AbstractToolset[Any]):
         spec = self._specs.get(name)
         inject = spec.inject(ctx) if spec is not None else None
         result = await self._box.arun(name, tool_args, inject=inject, timeout=self._timeout)
-        value, error = answer(name, result)
+        value, error = answer(name, result, _media)
         if error is not None:
             raise ModelRetry(error.message)
         return value
+
+
+def _media(found: tuple[Part, ...]) -> Any:
+    """Media as pydantic-ai's ``BinaryContent``, which it sends the model as its own media
+    (one value alone, a list when mixed with text)."""
+    out = [
+        part
+        if isinstance(part, str)
+        else fallback_text(part, "pydantic-ai")
+        if part.kind == "link"
+        else BinaryContent(data=base64.b64decode(part.data), media_type=part.mime_type)
+        for part in found
+    ]
+    return out[0] if len(out) == 1 else out
 
 
 def _metadata(spec: Spec) -> dict[str, Any] | None:
