@@ -80,7 +80,7 @@ def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) 
             thread.join(60)
         status = served.wait()
     assert still_running == 4  # refused while every call was in flight
-    assert results == [(False, '"done"')] * 4
+    assert results == [(False, "done")] * 4
     assert status == 0
 
 
@@ -330,6 +330,6 @@ async def test_the_production_recipe(tmp_path: Path) -> None:
     )
     assert isinstance(result, CallToolResult)
     assert not result.is_error
-    assert status == 0
+    assert status == 0, served.lines
     assert after == before
     assert not [line for line in served.lines if "warning" in line.lower()]

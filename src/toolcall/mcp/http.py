@@ -16,14 +16,19 @@ SDK's app and never inside it:
   nor an integer (the SDK takes it for a notification and answers nothing);
 - uvicorn's h11 protocol with a header read timeout, Nagle off and departures
   (``protocol``);
-- the graceful shutdown: on SIGTERM or SIGINT, stop accepting, refuse new calls, let the
-  running ones finish for the grace period, answer the rest with an error, then close the
-  streams (sse-starlette's own drain would end them at once, cancelling the calls).
+- the graceful shutdown: on SIGTERM or SIGINT, stop accepting at once (``UvicornServer``)
+  and answer ``/healthz`` with 503; serve the calls the accepted connections send, each
+  answer closing its connection, until no call runs and no connection could send one, or
+  the grace period ends; then refuse new calls, answer the running ones with an error and
+  close the streams (sse-starlette's own drain would end them at once, cancelling the
+  calls). Nothing is refused while the server still accepts: a load balancer retries a
+  refused connection on another replica, never an answered call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import os
@@ -32,7 +37,7 @@ import socket
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +51,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolcall.mcp.auth import Auth
 from toolcall.mcp.calls import Calls, access_log
-from toolcall.mcp.protocol import TimedProtocol
+from toolcall.mcp.protocol import CONNECTIONS, TimedProtocol, UvicornServer
 from toolcall.mcp.server import REQUEST_ID_HEADER, calls_of
 
 __all__ = ["HttpOptions", "Unprotected", "build_app", "is_loopback", "serve_http"]
@@ -153,7 +158,7 @@ def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
     auth = options.auth
 
     async def healthz(request: Request) -> JSONResponse:
-        if calls.draining:
+        if front.stopping:
             return JSONResponse({"status": "draining"}, status_code=503)
         return JSONResponse({"status": "ok"})
 
@@ -173,7 +178,8 @@ def build_app(server: Server[Any], options: HttpOptions, url: str) -> Front:
             *options.extra_routes,
         ],
     )
-    return Front(app, calls, options)
+    front = Front(app, calls, options)
+    return front
 
 
 class Front:
@@ -184,12 +190,15 @@ class Front:
         self.calls = calls
         self.options = options
         self.failed = False
+        self.stopping = False  # a signal came: every answer closes its connection
         self.exit_when_done = False  # a worker process ends itself (see serve_http)
         self._draining: asyncio.Task[None] | None = None
+        self._connections: Collection[object] = ()  # the server's, when it tells them
         _quiet_sse_drain()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
+            self._connections = scope.get("state", {}).get(CONNECTIONS, ())
             await self.app(scope, self._lifespan(receive), self._finished(send))
             return
         if scope["type"] != "http":
@@ -210,6 +219,7 @@ class Front:
                 message["headers"] = [
                     *message.get("headers", ()),
                     (REQUEST_ID_HEADER.encode(), request_id.encode()),
+                    *(_CLOSE if self.stopping else ()),
                 ]
             await send(message)
 
@@ -321,11 +331,18 @@ class Front:
                 return
 
     def _start_drain(self) -> None:
+        self.stopping = True
         if self._draining is None:
             self._draining = asyncio.get_running_loop().create_task(self._drain())
 
     async def _drain(self) -> None:
-        await self.calls.drain(self.options.grace)
+        # the accepted connections may still send calls: each is served, and its answer
+        # closes its connection; polled, as uvicorn's own shutdown polls its connections
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.options.grace):
+                while self.calls.running or any(map(_may_call, self._connections)):
+                    await asyncio.sleep(0.05)
+        await self.calls.drain(0)
         if self.calls.lost:
             _log.error("toolcall: %d call(s) cut off by the shutdown", self.calls.lost)
             self.failed = True
@@ -334,6 +351,13 @@ class Front:
                 "toolcall: %d tool thread(s) still running at exit", self.calls.stuck_threads
             )
         _end_sse_streams()
+
+
+_CLOSE = ((b"connection", b"close"),)
+
+
+def _may_call(connection: object) -> bool:
+    return not isinstance(connection, TimedProtocol) or connection.may_call
 
 
 def _bad_id(body: bytes) -> bool:
@@ -390,9 +414,6 @@ def uvicorn_config(app: Any, options: HttpOptions, **extra: Any) -> Any:
         limit_concurrency=options.max_connections,
         timeout_graceful_shutdown=int(options.grace) + 3,
         access_log=False,
-        # a worker imports the SDK and the tools before it can answer the supervisor's
-        # health check; on a loaded machine that takes longer than uvicorn's 5 s
-        timeout_worker_healthcheck=60,
         **extra,
     )
     config.toolcall_header_timeout = options.header_timeout  # type: ignore[attr-defined]
@@ -414,8 +435,6 @@ async def serve_http(
 ) -> int:
     """Serve ``server`` in this process until SIGTERM or SIGINT; 0, or 1 if the shutdown
     cut off a call."""
-    import uvicorn
-
     options.check()
     if options.workers != 1:
         msg = (
@@ -442,7 +461,7 @@ async def serve_http(
             previous = {}
         _early.clear()
         try:
-            await uvicorn.Server(config).serve(sockets=[sock])
+            await UvicornServer(config).serve(sockets=[sock])
         finally:
             for number, handler in previous.items():
                 signal.signal(number, handler)

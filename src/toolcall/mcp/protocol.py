@@ -5,20 +5,32 @@
   sent as one write (a response's head and body leave in one segment);
 - each request's :class:`~toolcall.mcp.calls.Departure` in its ASGI scope, told when the
   connection closes, so a call whose client left is cancelled without a task per call
-  reading the request's ``receive`` for its ``http.disconnect``.
+  reading the request's ``receive`` for its ``http.disconnect``;
+- a shutdown that leaves a connection between requests open (its client may be sending
+  one at this moment: closing would reset it), to close after its next answer or when idle;
+
+and uvicorn's server, stopping accepting the moment a signal arrives (:class:`UvicornServer`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import signal
 import socket
+from types import FrameType
+from typing import Final
 
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolcall.mcp.calls import DEPARTURE, Departure
 
-__all__ = ["TimedProtocol"]
+__all__ = ["CONNECTIONS", "TimedProtocol", "UvicornServer"]
+
+CONNECTIONS: Final = "toolcall.connections"
+"""The lifespan state key of the server's open connections (read by the shutdown)."""
 
 
 class TimedProtocol(H11Protocol):
@@ -70,6 +82,18 @@ class TimedProtocol(H11Protocol):
         if self._header_timer is None and not self.transport.is_closing():
             self._arm()
 
+    def shutdown(self) -> None:
+        if self.cycle is None or self.cycle.response_complete:
+            return  # the answer to its next request says ``Connection: close``
+        super().shutdown()
+
+    @property
+    def may_call(self) -> bool:
+        """Whether a call may still come on this connection: it is between requests or
+        in one, but not holding a GET (a stream of the server's messages)."""
+        cycle = self.cycle
+        return cycle is None or cycle.response_complete or cycle.scope["method"] != "GET"
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self._header_timer is not None:
             self._header_timer.cancel()
@@ -80,6 +104,67 @@ class TimedProtocol(H11Protocol):
             departure = cycle.scope.get(DEPARTURE)
             if isinstance(departure, Departure):
                 departure.leave()
+
+
+class UvicornServer(uvicorn.Server):
+    """uvicorn's server, closing its listening sockets as soon as SIGTERM or SIGINT arrives.
+
+    uvicorn closes them on the next tick of its main loop, up to 100 ms later: connections
+    accepted meanwhile arrive to a server that is shutting down. The connections the kernel
+    has completed by then are accepted and served (closing the socket would reset them,
+    requests sent included); any later one is refused at connect, which a load balancer
+    retries on another replica.
+    """
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _listening: tuple[socket.socket, ...] = ()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._listening = tuple(sockets or ())
+        self.lifespan.state[CONNECTIONS] = self.server_state.connections
+        await super().startup(sockets)
+        # a worker's supervisor held them back until the drain could answer them
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTERM, signal.SIGINT))
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if not self.should_exit and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._stop_accepting)
+        super().handle_exit(sig, frame)
+
+    def _stop_accepting(self) -> None:
+        if not self.started:
+            return  # the servers do not exist yet: uvicorn's shutdown follows the startup
+        accepted: list[socket.socket] = []
+        for sock in self._listening:
+            with contextlib.suppress(OSError):  # BlockingIOError: nothing more is waiting
+                while True:
+                    accepted.append(sock.accept()[0])
+        for server in self.servers:
+            server.close()
+        for sock in self._listening:
+            sock.close()
+        protocol = functools.partial(
+            TimedProtocol,
+            config=self.config,
+            server_state=self.server_state,
+            app_state=self.lifespan.state,
+        )
+        assert self._loop is not None
+        for connection in accepted:
+            connection.setblocking(False)
+            self._loop.create_task(_serve_accepted(self._loop, protocol, connection))
+
+
+async def _serve_accepted(
+    loop: asyncio.AbstractEventLoop,
+    protocol: functools.partial[TimedProtocol],
+    connection: socket.socket,
+) -> None:
+    try:
+        await loop.connect_accepted_socket(protocol, connection)
+    except OSError:  # its client already left
+        connection.close()
 
 
 class _Coalescing:

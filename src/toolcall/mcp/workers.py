@@ -1,7 +1,7 @@
 """``workers=N``: N processes serving one socket, uvicorn's own worker model.
 
-The parent binds the socket, then uvicorn's supervisor spawns the workers, restarts one
-that dies, and on SIGTERM or SIGINT passes the signal on and waits for each to drain. A
+The parent binds the socket, spawns the workers, restarts one that dies, and on SIGTERM or
+SIGINT closes its copy of the socket, tells the workers and waits for each to drain. A
 worker is a fresh interpreter (same flags, ``-OO`` included): it imports the modules by
 name, which reads the cache entries the parent's import wrote or found (a warm start),
 and rebuilds the server from a description in an environment variable, which holds where
@@ -13,12 +13,19 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import logging
+import multiprocessing
 import os
+import signal
+import socket
 import sys
+import threading
+from multiprocessing.process import BaseProcess
+from types import FrameType
 from typing import Any
 
 import msgspec
 from mcp.server import Server
+from uvicorn.config import STARTUP_FAILURE
 
 from toolcall.mcp.auth import AuthSource
 from toolcall.mcp.calls import CallLimits
@@ -31,6 +38,7 @@ from toolcall.mcp.http import (
     served_url,
     uvicorn_config,
 )
+from toolcall.mcp.protocol import UvicornServer
 from toolcall.mcp.server import build_server, calls_of
 
 __all__ = ["WorkerSpec", "serve_workers", "worker_app"]
@@ -68,8 +76,6 @@ def serve_workers(
 ) -> int:
     """Serve with ``options.workers`` processes until SIGTERM or SIGINT; 0, or 1 if a
     worker lost a call (or died)."""
-    from uvicorn.supervisors.multiprocess import Multiprocess
-
     options.check()
     if options.json_response:  # only then can an answer drop a Context tool's messages
         calls = calls_of(_server(spec))
@@ -87,9 +93,85 @@ def serve_workers(
         )
         if on_listening is not None:
             on_listening(spec.url)
-        supervisor = Multiprocess(config, sockets=[sock])
-        supervisor.run()
-    return 0 if all(process.exitcode == 0 for process in supervisor.processes) else 1
+        return _Supervisor(config, sock, options.workers).run()
+
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class _Supervisor:
+    """uvicorn's worker model, with the stop in the order a load balancer needs.
+
+    uvicorn's supervisor keeps its copy of the socket until every worker has exited: the
+    kernel still completed connections no process would accept any more, and reset them
+    when it closed, requests sent included. Here the copy is closed in the signal handler,
+    before the workers are told; each worker closes its own at once (``UvicornServer``), so
+    the socket stops listening as the last worker stops accepting.
+    """
+
+    def __init__(self, config: Any, sock: socket.socket, count: int) -> None:
+        self.config = config
+        self.sock = sock
+        self.count = count
+        self.stopping = threading.Event()
+        self.processes: list[BaseProcess] = []
+        self._spawn = multiprocessing.get_context("spawn").Process
+
+    def run(self) -> int:
+        previous = {number: signal.signal(number, self._stop) for number in _SIGNALS}
+        try:
+            while len(self.processes) < self.count and not self.stopping.is_set():
+                self.processes.append(self._start())
+            while not self.stopping.wait(0.5):
+                self._replace_dead()
+            self._tell_workers()  # a signal may have come while one was starting
+            for process in self.processes:
+                process.join()
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+        return 0 if all(process.exitcode == 0 for process in self.processes) else 1
+
+    def _start(self) -> BaseProcess:
+        """A worker, born with SIGTERM and SIGINT held back: one sent before it can drain
+        would kill it (status -15); its server lets them in once it serves."""
+        process = self._spawn(target=_work, args=(self.config, [self.sock]), daemon=False)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        return process
+
+    def _stop(self, sig: int, frame: FrameType | None) -> None:
+        if not self.stopping.is_set():
+            self.stopping.set()
+            self.sock.close()
+            self._tell_workers()
+
+    def _tell_workers(self) -> None:
+        for process in self.processes:
+            if process.exitcode is None and process.pid is not None:
+                os.kill(process.pid, signal.SIGTERM)
+
+    def _replace_dead(self) -> None:
+        for index, process in enumerate(self.processes):
+            if process.is_alive() or self.stopping.is_set():
+                continue
+            if process.exitcode == STARTUP_FAILURE:  # every replacement would fail alike
+                _log.error("toolcall: a worker failed to start; stopping")
+                self._stop(signal.SIGTERM, None)
+                return
+            _log.error(
+                "toolcall: worker %s exited (%s); starting another", process.pid, process.exitcode
+            )
+            self.processes[index] = self._start()
+
+
+def _work(config: Any, sockets: list[socket.socket]) -> None:
+    """A worker process: uvicorn's server on the parent's socket."""
+    config.configure_logging()
+    UvicornServer(config).run(sockets=sockets)
 
 
 def worker_app() -> Front:

@@ -1,0 +1,99 @@
+"""A rolling restart loses no call: calls keep coming while a replica drains (issue 39).
+
+A real server process, one or with two workers, is sent SIGTERM while clients keep calling
+it: some on a new connection per call (as nginx proxies by default), some on kept-alive
+connections. A connection refused at connect time is fine (a load balancer retries it on
+another replica); a call sent and then reset, or answered with the shutdown error while the
+grace period runs, is lost. Counts, never timings.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from served import Served, modern_call, modern_headers, serving
+
+pytestmark = [pytest.mark.anyio, pytest.mark.long]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class Tally:
+    """What the clients saw, call by call."""
+
+    answered: int = 0
+    answered_after_signal: int = 0
+    in_flight_at_signal: int = 0
+    refused: int = 0  # at connect: retried elsewhere by a load balancer
+    lost: list[str] = field(default_factory=list)
+    signalled: bool = False
+
+
+async def _client(served: Served, tally: Tally, k: int, fresh: bool) -> None:
+    """Call until a connection is refused; each answer must be right."""
+    headers = {**modern_headers("tools/call", "slow_tag")}
+    if fresh:
+        headers["Connection"] = "close"
+    async with httpx2.AsyncClient(timeout=httpx2.Timeout(60.0)) as http:
+        i = 0
+        while True:
+            i += 1
+            n = k * 100_000 + i
+            seconds = 0.2 if i % 5 == 0 else 0.0
+            message = modern_call("slow_tag", {"n": n, "seconds": seconds}, id=n)
+            before = tally.signalled
+            try:
+                answer = await http.post(served.url, json=message, headers=headers)
+            except httpx2.ConnectError:
+                tally.refused += 1
+                return
+            except httpx2.TransportError as exc:  # sent, then reset or closed unanswered
+                tally.lost.append(f"{n}: {exc!r}")
+                return
+            finally:
+                if tally.signalled and not before:
+                    tally.in_flight_at_signal += 1
+            result: dict[str, Any] = answer.json().get("result", {}) if answer.is_success else {}
+            if result.get("structuredContent", {}).get("n") != n or result.get("isError"):
+                tally.lost.append(f"{n}: {answer.status_code} {answer.text[:200]}")
+                return
+            tally.answered += 1
+            if tally.signalled:
+                tally.answered_after_signal += 1
+
+
+async def _restart_under_load(served: Served, clients: int) -> tuple[Tally, int]:
+    tally = Tally()
+    with anyio.fail_after(120):
+        async with anyio.create_task_group() as group:
+            for k in range(clients):
+                group.start_soon(_client, served, tally, k, k % 2 == 0)
+            while tally.answered < 30 * clients:
+                await anyio.sleep(0.01)
+            tally.signalled = True
+            served.process.send_signal(signal.SIGTERM)
+        status = await anyio.to_thread.run_sync(served.wait)
+    return tally, status
+
+
+@pytest.mark.parametrize("workers", [(), ("--workers", "2")], ids=["one process", "two workers"])
+async def test_calls_during_the_drain_are_served_or_refused_at_connect(
+    workers: tuple[str, ...],
+) -> None:
+    """Every call sent during the drain is answered right; the replica then refuses
+    connections, and nothing is lost."""
+    with serving("prodtools", "--stateless", "--grace", "60", *workers) as served:
+        tally, status = await _restart_under_load(served, 8)
+    assert tally.lost == []
+    assert tally.refused == 8  # each client, once the socket was closed
+    assert tally.in_flight_at_signal > 0  # the drain was exercised, under load
+    assert status == 0
