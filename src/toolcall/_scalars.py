@@ -54,7 +54,8 @@ class Invalid(Exception):
       ``exclusive_minimum``, ``exclusive_maximum`` or ``multiple_of``;
     - ``too_short`` / ``too_long``: ``(limit, length)``, the bound and the length sent;
       ``wrong_length``: the length a fixed array must have;
-    - ``pattern_mismatch``: the pattern; ``not_in_enum``: the allowed values (a tuple);
+    - ``pattern_mismatch``: the pattern (``(pattern, description)`` once the plan has found
+      what describes it); ``not_in_enum``: the allowed values (a tuple);
     - ``duplicate_items``: ``(item,)``, an item sent more than once.
 
     None when there is nothing to name (a format's reason says its rule itself).

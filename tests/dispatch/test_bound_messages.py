@@ -108,6 +108,24 @@ def formats(
     return ""
 
 
+EMAIL = (
+    r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+    r"(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$"
+)
+
+
+class Contact(BaseModel):
+    email: str = Field(pattern=EMAIL, description="the contact's e-mail address")
+
+
+def mail(
+    to: Annotated[str, msgspec.Meta(pattern=EMAIL, description="the recipient's e-mail address")],
+    cc: Annotated[str, msgspec.Meta(pattern=EMAIL)] = "a@b.c",
+    contact: Contact | None = None,
+) -> str:
+    return to
+
+
 def shelve(book: Book) -> str:
     return ""
 
@@ -322,6 +340,26 @@ def test_a_pydantic_models_constraints_read_the_same(
 def test_a_parameter_pydantic_validates_reads_the_same(bounds: types.ModuleType) -> None:
     """A validator in the annotation hands the parameter to pydantic's TypeAdapter."""
     assert message(bounds, "checked", {"n": 6}) == "n: expected at most 5, got 6"
+
+
+def test_a_pattern_too_long_to_read_is_named_by_its_description(
+    bounds: types.ModuleType,
+) -> None:
+    """An e-mail regex says nothing to a model in 100 characters: the description of the
+    parameter or field carrying it says what is expected; without one, the pattern is
+    shortened."""
+    assert message(bounds, "mail", {"to": "bob"}) == (
+        "to: expected text matching the pattern for \"the recipient's e-mail address\", got 'bob'"
+    )
+    nested = message(bounds, "mail", {"to": "a@b.c", "contact": {"email": "bob"}})
+    assert nested == (
+        "contact.email: expected text matching the pattern for "
+        "\"the contact's e-mail address\", got 'bob'"
+    )
+    bare = message(bounds, "mail", {"to": "a@b.c", "cc": "bob"})
+    assert bare.startswith("cc: expected text matching ^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@")
+    assert bare.endswith("..., got 'bob'")
+    assert len(bare) < MAX_MESSAGE
 
 
 def test_decimal_and_string_integer_bounds_are_named() -> None:

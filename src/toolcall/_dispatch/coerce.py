@@ -48,6 +48,7 @@ __all__ = [
     "build_coercer",
     "constructor",
     "enum_table",
+    "node_at",
 ]
 
 Coercer = Callable[[Any], Any]
@@ -68,6 +69,27 @@ def accepts_null(t: ir.Type) -> bool:
     if t.kind == "union":
         return any(accepts_null(variant) for variant in t.variants)
     return t.kind == "enum" and any(value is None for value in t.values)
+
+
+def node_at(t: ir.Type, path: tuple[Any, ...], described: str = "") -> tuple[ir.Type | None, str]:
+    """The node of ``t`` at ``path`` (field names and indices), and the description of the
+    innermost field on the way (``described`` when none has one): what an error's message
+    may name. None where the path leaves the IR (a union, whose variant pydantic names in
+    its location, or an unknown key). Read on the error path only."""
+    node: ir.Type | None = t
+    for part in path:
+        if node is None:
+            break
+        if node.kind == "object" and isinstance(part, str):
+            field = next((f for f in node.fields if f.name == part), None)
+            node = node.additional if field is None else field.type
+            described = field.description if field is not None and field.description else described
+        elif node.kind == "array" and isinstance(part, int):
+            prefix = node.prefix_items
+            node = prefix[part] if 0 <= part < len(prefix) else node.items
+        else:
+            node = None
+    return node, described
 
 
 def build_coercer(t: ir.Type, resolver: ClassLookup, *, json_text: bool = True) -> Coercer:

@@ -28,7 +28,7 @@ from typing import Any, Final
 import msgspec
 
 from toolcall import ir
-from toolcall._dispatch.coerce import ClassLookup, Coercer, Invalid, accepts_null
+from toolcall._dispatch.coerce import ClassLookup, Coercer, Invalid, accepts_null, node_at
 from toolcall._dispatch.result import one_line
 
 __all__ = ["ModelInvalid", "build_model_coercer", "field_info_default", "pydantic_invalid"]
@@ -189,27 +189,9 @@ def _rule(
     if kind == "string_pattern_mismatch":
         return context.get("pattern")
     if kind in ("enum", "literal_error") and t is not None:
-        node = _node_at(t, path)
+        node = node_at(t, path)[0]
         return node.values if node is not None and node.kind == "enum" else None
     return None
-
-
-def _node_at(t: ir.Type, path: tuple[Any, ...]) -> ir.Type | None:
-    """The node of ``t`` at ``path`` (field names and indices); None where the path leaves
-    the IR (a union, whose variant pydantic names in its location, or an unknown key)."""
-    node: ir.Type | None = t
-    for part in path:
-        if node is None:
-            return None
-        if node.kind == "object" and isinstance(part, str):
-            field = next((f for f in node.fields if f.name == part), None)
-            node = field.type if field is not None else node.additional
-        elif node.kind == "array" and isinstance(part, int):
-            prefix = node.prefix_items
-            node = prefix[part] if 0 <= part < len(prefix) else node.items
-        else:
-            return None
-    return node
 
 
 def _closed(t: ir.Type) -> Callable[[Any, tuple[str | int, ...]], None] | None:

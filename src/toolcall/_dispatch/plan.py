@@ -36,7 +36,13 @@ from toolcall._dispatch.annotated import (
     pydantic_checked,
     pydantic_coercer,
 )
-from toolcall._dispatch.coerce import ClassLookup, Invalid, accepts_null, build_coercer
+from toolcall._dispatch.coerce import (
+    ClassLookup,
+    Invalid,
+    accepts_null,
+    build_coercer,
+    node_at,
+)
 from toolcall._dispatch.fastpath import build_fastpath
 from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import (
@@ -125,7 +131,15 @@ def check_timeout(timeout: object) -> None:
 
 
 class _Parameter:
-    __slots__ = ("coerce", "fill", "name", "null_is_absent", "positional_only", "required")
+    __slots__ = (
+        "coerce",
+        "fill",
+        "ir",
+        "name",
+        "null_is_absent",
+        "positional_only",
+        "required",
+    )
 
     def __init__(
         self,
@@ -134,6 +148,7 @@ class _Parameter:
         fill: Callable[[], Any] | None,
         hint: Any = None,
     ) -> None:
+        self.ir = parameter
         self.name = parameter.name
         checked = hint is not None and pydantic_checked(hint)
         self.coerce = (
@@ -288,7 +303,7 @@ class _Binder:
             try:
                 value = p.coerce(value)
             except Invalid as error:
-                return _invalid(p.name, error)
+                return _invalid(p.name, error, p.ir)
             except RecursionError:
                 # coercion goes only as deep as the type: run was entered with a nearly full stack
                 return _invalid(p.name, Invalid("too_deep", value))
@@ -322,9 +337,15 @@ class _Binder:
         )
 
 
-def _invalid(name: str, error: Invalid) -> Err:
+def _invalid(name: str, error: Invalid, parameter: ir.Parameter | None = None) -> Err:
     path = (name, *error.path)
-    found = ToolError.invalid_argument(path, error.reason, error.value, error.rule)
+    rule = error.rule
+    if error.reason == "pattern_mismatch" and isinstance(rule, str) and parameter is not None:
+        # a pattern too long to read is named by what describes it, where something does
+        described = node_at(parameter.type, error.path, parameter.description)[1]
+        if described:
+            rule = (rule, described)
+    found = ToolError.invalid_argument(path, error.reason, error.value, rule)
     if isinstance(error, ModelInvalid) and error.detail:
         # pydantic's own words (a validator's message) say more than the reason code
         shown = found.message.partition(", got ")[2]

@@ -150,7 +150,7 @@ def _expected(reason: str, rule: Any, value: Any) -> tuple[str, str]:
         if reason == "wrong_length" and rule is not None:
             return f"expected exactly {_counted(rule, value)}", f" ({_counted(len(value), value)})"
         if reason == "pattern_mismatch" and rule:
-            return f"expected text matching {one_line(rule, _PATTERN)}", ""
+            return _pattern(rule), ""
         if reason == "not_in_enum" and rule:
             if len(rule) == 1:
                 return f"expected {_json_value(rule[0])}", ""
@@ -160,6 +160,15 @@ def _expected(reason: str, rule: Any, value: Any) -> tuple[str, str]:
     except Exception:  # a rule of another shape (a pydantic context, a hand-built error)
         pass
     return _REASONS.get(reason, reason.replace("_", " ")), ""
+
+
+def _pattern(rule: str | tuple[str, str]) -> str:
+    """The pattern; one too long to read in a message (an e-mail regex) is named by the
+    description of what carries it, when there is one: ``(pattern, description)``."""
+    pattern, described = (rule, "") if isinstance(rule, str) else rule
+    if len(pattern) > _PATTERN and described:
+        return f'expected text matching the pattern for "{one_line(described, _PATTERN)}"'
+    return f"expected text matching {one_line(pattern, _PATTERN)}"
 
 
 def _bound(bound: Any) -> str:
