@@ -597,9 +597,9 @@ async def fastmcp_style(n: int, ctx: fastmcp.Context) -> int:
     return n
 
 
-async def fastmcp_sampling(text: str, ctx: fastmcp.Context) -> str:
+async def fastmcp_resource(text: str, ctx: fastmcp.Context) -> str:
     """Written for FastMCP, using what toolcall's Context does not offer."""
-    answer = await ctx.sample(text)
+    answer = await ctx.read_resource(text)
     return str(answer)
 '''
 
@@ -652,13 +652,13 @@ async def test_context_reports_progress_and_logs(
 async def test_context_says_what_it_does_not_offer(
     mode: str, make_module: Callable[..., types.ModuleType]
 ) -> None:
-    """FastMCP's sampling is not served: the call's error names it and the way out."""
+    """FastMCP's resources are not served: the call's error names it and the way out."""
     module = make_module(_CONTEXT_TOOLS)
     async with Client(toolcall.mcp.build_server(module), mode=mode) as client:
-        result = await client.call_tool("fastmcp_sampling", {"text": "hi"})
+        result = await client.call_tool("fastmcp_resource", {"text": "hi"})
     assert result.is_error
-    assert "toolcall's Context has no 'sample'" in text_of(result)
-    assert "FastMCP's Context.sample must be served by FastMCP" in text_of(result)
+    assert "toolcall's Context has no 'read_resource'" in text_of(result)
+    assert "FastMCP's Context.read_resource must be served by FastMCP" in text_of(result)
 
 
 # -- issue 25: the strict variant, command-line order ----------------------------------

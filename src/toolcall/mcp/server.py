@@ -396,11 +396,12 @@ class Context:
         # toolcall server offers: the call fails saying so, not with a bare "no attribute".
         if name.startswith("__"):
             raise AttributeError(name)
+        # the way out first: a tool's error text is cut at 200 characters
         msg = (
-            f"toolcall's Context has no {name!r}: serve-mcp offers request_id, "
+            f"toolcall's Context has no {name!r}: FastMCP's Context.{name} must be served by "
+            "FastMCP (toolcall.adapters.fastmcp); serve-mcp offers request_id, "
             "report_progress, log, debug, info, warning, error, elicit, sample and "
-            f"close_sse_stream; a tool that needs FastMCP's Context.{name} must be served by "
-            "FastMCP"
+            "close_sse_stream"
         )
         raise AttributeError(msg)
 
