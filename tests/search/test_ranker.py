@@ -67,7 +67,8 @@ def test_a_named_tool_comes_first_whatever_the_other_words_say() -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["listFiles please", "list-files", "the list files tool", "call list_flies"]
+    "query",
+    ["listFiles please", "list-files", "the list files tool", "call list_flies", "run listFlies"],
 )
 def test_a_name_spelled_another_way_or_one_letter_off_is_a_mention(query: str) -> None:
     hit = INDEX.search(query, 5)[0]

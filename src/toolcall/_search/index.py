@@ -14,6 +14,7 @@ every Python gives the same hits in the same order.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter
@@ -105,7 +106,7 @@ class Ranker(Protocol):
 class Index:
     """Documents, their weighted and normalised term frequencies, and the name forms."""
 
-    __slots__ = ("_exact", "_fields", "_idf", "_near", "_postings", "_spaced", "documents")
+    __slots__ = ("_exact", "_fields", "_near", "_postings", "_spaced", "documents")
 
     def __init__(self, tools: Sequence[ir.Tool]) -> None:
         self.documents = tuple(_document(tool) for tool in tools)
@@ -117,23 +118,38 @@ class Index:
             field: (sum(sum(f[field].values()) for f in self._fields) / count) or 1.0
             for field in FIELDS
         }
-        self._postings: dict[str, list[tuple[int, float]]] = {}
+        # A term's weighted frequency in each document first (BM25F: fields weighted and
+        # normalised, then added up), then what it adds to that document's score, which
+        # depends on nothing but the document: computed once here, a query only adds it up.
+        positions: dict[str, list[int]] = {}
+        values: dict[str, list[float]] = {}
         for position, fields in enumerate(self._fields):
             weighted: dict[str, float] = {}
             for field in FIELDS:
                 counts = fields[field]
-                norm = 1.0 - _B[field] + _B[field] * sum(counts.values()) / average[field]
-                for term, tf in counts.items():
-                    weighted[term] = weighted.get(term, 0.0) + _WEIGHT[field] * tf / norm
-            for term, value in weighted.items():
-                self._postings.setdefault(term, []).append((position, value))
-        self._idf = {
-            term: math.log(1.0 + (count - len(found) + 0.5) / (len(found) + 0.5))
-            for term, found in self._postings.items()
-        }
+                if counts:
+                    scale = _WEIGHT[field] / (
+                        1.0 - _B[field] + _B[field] * counts.total() / average[field]
+                    )
+                    for term, times in counts.items():
+                        weighted[term] = weighted.get(term, 0.0) + scale * times
+            for term, tf in weighted.items():
+                if term in values:
+                    positions[term].append(position)
+                    values[term].append(tf)
+                else:
+                    positions[term] = [position]
+                    values[term] = [tf]
+        self._postings: dict[str, tuple[list[int], list[float]]] = {}
+        for term, tfs in values.items():
+            idf = math.log(1.0 + (count - len(tfs) + 0.5) / (len(tfs) + 0.5))
+            self._postings[term] = (
+                positions[term],
+                [idf * tf * (_K1 + 1) / (_K1 + tf) for tf in tfs],
+            )
         self._exact: dict[str, list[int]] = {}
         self._spaced: dict[tuple[str, ...], list[int]] = {}
-        self._near: dict[str, list[int]] = {}
+        self._near: dict[str, list[int]] | None = None
         for position, doc in enumerate(self.documents):
             parts = tuple(identifier_words(doc.name))
             if len(parts) < 2:  # a one-word name is a word, not a mention
@@ -141,9 +157,18 @@ class Index:
             folded = fold(doc.name)
             self._exact.setdefault(folded, []).append(position)
             self._spaced.setdefault(parts, []).append(position)
-            if len(folded) >= 6:
-                for variant in _deletions(folded):
-                    self._near.setdefault(variant, []).append(position)
+
+    def _near_names(self) -> dict[str, list[int]]:
+        """Each multi-word name of six letters or more under each of its one-letter
+        deletions: two spellings one typo apart share one (built the first time a query has
+        a word that looks like a misspelt name)."""
+        if self._near is None:
+            self._near = {}
+            for folded, found in self._exact.items():
+                if len(folded) >= 6:
+                    for variant in _deletions(folded):
+                        self._near.setdefault(variant, []).extend(found)
+        return self._near
 
     def search(self, query: str, k: int, ranker: Ranker | None = None) -> tuple[Hit, ...]:
         """The ``k`` best hits for ``query`` (fewer when fewer tools match it)."""
@@ -161,14 +186,10 @@ class Index:
                 )
                 raise ValueError(msg)
             scores = {position: float(score) for position, score in enumerate(given)}
-        candidates = set(scores) | set(mentioned)
-        ranked = sorted(
-            candidates,
-            key=lambda p: (
-                -mentioned.get(p, 0),
-                -scores.get(p, 0.0),
-                self.documents[p].name,
-            ),
+        ranked = heapq.nsmallest(
+            k,
+            set(scores) | set(mentioned),
+            key=lambda p: (-mentioned.get(p, 0), -scores.get(p, 0.0), self.documents[p].name),
         )
         return tuple(
             Hit(
@@ -176,19 +197,17 @@ class Index:
                 score=scores.get(p, 0.0),
                 why=self._why(p, query_terms, spelled, p in mentioned),
             )
-            for p in ranked[:k]
+            for p in ranked
         )
 
     def _bm25f(self, query_terms: list[str]) -> dict[int, float]:
-        scores: dict[int, float] = {}
+        scores = [0.0] * len(self.documents)
         for term in query_terms:
             found = self._postings.get(term)
-            if found is None:
-                continue
-            idf = self._idf[term]
-            for position, tf in found:
-                scores[position] = scores.get(position, 0.0) + idf * tf * (_K1 + 1) / (_K1 + tf)
-        return scores
+            if found is not None:
+                for position, value in zip(*found, strict=True):
+                    scores[position] += value
+        return {position: score for position, score in enumerate(scores) if score}
 
     def _mentions(self, query: str) -> dict[int, int]:
         """Tools the query names: 2 for the name as written, 1 spaced out or one letter off."""
@@ -203,10 +222,11 @@ class Index:
                 for position in self._spaced.get(tuple(words[start : start + size]), ()):
                     found.setdefault(position, 1)
         for word in _NAMEISH.findall(folded):
-            if len(word) < 5 or word in self._exact:
+            if len(word) < 5 or word in self._exact or not _looks_like_a_name(word, query):
                 continue
+            near = self._near_names()
             for variant in (word, *_deletions(word)):
-                for position in (*self._exact.get(variant, ()), *self._near.get(variant, ())):
+                for position in (*self._exact.get(variant, ()), *near.get(variant, ())):
                     if _one_edit(word, fold(self.documents[position].name)):
                         found.setdefault(position, 1)
         return found
@@ -295,6 +315,17 @@ def _children(node: ir.Type) -> Iterator[ir.Type]:
     yield from node.variants
     if node.additional is not None:
         yield node.additional
+
+
+def _looks_like_a_name(folded: str, query: str) -> bool:
+    """Whether a query word is written as an identifier (``get_wether``, ``getWether``): only
+    those are compared with the names letter by letter, so a plain word never pays for it."""
+    if "_" in folded or "-" in folded:
+        return True
+    return any(
+        word.casefold() == folded and not word.islower() and not word.isupper()
+        for word in _NAMEISH.findall(query)
+    )
 
 
 def _deletions(word: str) -> Iterator[str]:

@@ -11,6 +11,7 @@ must give the same term on every Python (no locale, no data files).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Final
@@ -74,32 +75,46 @@ names start with it, and a query's "get me" must not pull them all up."""
 
 def fold(text: str) -> str:
     """The text as search compares it: NFKC, then casefold."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
 
 
 def identifier_words(text: str) -> list[str]:
     """The words of a name or a text, split at case changes, digits and punctuation, folded."""
     found: list[str] = []
-    for word in _WORD.findall(unicodedata.normalize("NFKC", text)):
-        parts = _PART.findall(word) if word.isascii() else [word]
-        found.extend(fold(part) for part in parts or [word])
+    for word in _WORD.findall(text if text.isascii() else unicodedata.normalize("NFKC", text)):
+        found.extend(_split(word))
     return found
 
 
 def terms(text: str) -> list[str]:
     """The index terms of ``text``, in order (repeats kept: they are term frequencies)."""
     found: list[str] = []
-    for word in identifier_words(text):
-        if word in STOP:
+    for word in _WORD.findall(text if text.isascii() else unicodedata.normalize("NFKC", text)):
+        found.extend(_terms_of(word))
+    return found
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _split(word: str) -> tuple[str, ...]:
+    """One word's parts, folded (cached: a catalog repeats its words thousands of times)."""
+    parts = _PART.findall(word) if word.isascii() else ()
+    return tuple(fold(part) for part in parts or (word,))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _terms_of(word: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for part in _split(word):
+        if part in STOP:
             continue
-        if _UNSPACED.fullmatch(word):
-            found.extend(_pairs(word))
-        elif not word.isascii() and _UNSPACED.search(word):
-            for piece in _split_scripts(word):
+        if _UNSPACED.fullmatch(part):
+            found.extend(_pairs(part))
+        elif not part.isascii() and _UNSPACED.search(part):
+            for piece in _split_scripts(part):
                 found.extend(_pairs(piece) if _UNSPACED.fullmatch(piece) else [stem(piece)])
         else:
-            found.append(stem(word))
-    return found
+            found.append(stem(part))
+    return tuple(found)
 
 
 def stem(word: str) -> str:

@@ -1,0 +1,141 @@
+"""What tool search costs at 10,000 tools: building the index, and one query.
+
+A generated catalog (a fixed seed: names, descriptions, parameters with descriptions, enums,
+drawn from a vocabulary of a few thousand words, as a large real catalog has) is indexed by
+toolcall and, in the same run, by the textbook BM25 of ``perf/search_eval.py`` over name and
+description; queries are drawn from the same vocabulary. Figures are medians (build) and the
+50th and 95th percentiles (query) over the same queries, with toolcall's over the baseline's.
+
+    python perf/bench_search.py [--tools 10000] [--queries 300] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from search_eval import Catalog, commit, plain_bm25, replace_section
+
+from toolcall import ir
+from toolcall._search.index import build_index
+
+MARKER = "<!-- bench_search.py -->"
+TARGETS = {"build": 1.0, "query p95": 0.010}
+"""Issue 37's limits at 10,000 tools, in seconds."""
+
+
+def vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
+    letters = "abcdefghiklmnoprstuvwy"
+    return sorted(
+        {"".join(rng.choice(letters) for _ in range(rng.randint(3, 10))) for _ in range(size)}
+    )
+
+
+def catalog(count: int, seed: int = 37) -> Catalog:
+    rng = random.Random(seed)
+    words = vocabulary(rng)
+    weights = [1 / (rank + 1) for rank in range(len(words))]  # Zipf, as text is
+
+    def text(n: int) -> str:
+        return " ".join(rng.choices(words, weights, k=n))
+
+    tools = []
+    for i in range(count):
+        name = f"{rng.choice(words)}_{rng.choice(words)}_{i}"
+        parameters = tuple(
+            ir.Parameter(
+                name=f"{rng.choice(words)}_{j}",
+                type=(
+                    ir.Type(kind="enum", values=tuple(rng.sample(words, 4)))
+                    if j == 2
+                    else ir.Type(kind="string")
+                ),
+                description=text(rng.randint(4, 12)),
+            )
+            for j in range(rng.randint(1, 4))
+        )
+        tools.append(
+            ir.Tool(name=name, description=text(rng.randint(8, 40)), parameters=parameters)
+        )
+    schemas = [{"name": t.name, "description": t.description, "parameters": {}} for t in tools]
+    queries = [(f"q{i}", text(rng.randint(3, 12)), frozenset()) for i in range(300)]
+    return Catalog(f"generated, {count:,} tools", tools, schemas, queries)
+
+
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3, help="index builds per candidate")
+    parser.add_argument("--write", action="store_true", help="update perf/RESULTS.md")
+    options = parser.parse_args(argv)
+    data = catalog(options.tools)
+    queries = [text for _, text, _ in data.queries[: options.queries]]
+    builds: dict[str, list[float]] = {"toolcall": [], "BM25 (plain)": []}
+    for _ in range(options.rounds):  # alternated, so drift falls on both
+        builds["toolcall"].append(timed(lambda: build_index(data.tools)))
+        builds["BM25 (plain)"].append(timed(lambda: plain_bm25(data)))
+    index = build_index(data.tools)
+    baseline = plain_bm25(data)
+    answers: dict[str, list[float]] = {"toolcall": [], "BM25 (plain)": []}
+    for query in queries:
+        answers["toolcall"].append(timed(lambda q=query: index.search(q, 10)))  # type: ignore[misc]
+        answers["BM25 (plain)"].append(timed(lambda q=query: baseline(q, 10)))  # type: ignore[misc]
+    build = {name: statistics.median(times) for name, times in builds.items()}
+    p50 = {name: percentile(times, 0.5) for name, times in answers.items()}
+    p95 = {name: percentile(times, 0.95) for name, times in answers.items()}
+    lines = [
+        f"{data.name}, {len(queries)} queries, {options.rounds} builds per candidate",
+        "",
+        "| figure | toolcall | BM25 (plain) | toolcall / BM25 | issue 37 limit (10,000 tools) |",
+        "|---|---:|---:|---:|---:|",
+        _row("index build (median)", build, TARGETS["build"]),
+        _row("query p50", p50, None),
+        _row("query p95", p95, TARGETS["query p95"]),
+    ]
+    print("\n".join(lines))
+    if options.write:
+        replace_section(
+            MARKER,
+            [
+                MARKER,
+                "## Tool search: what it costs (`perf/bench_search.py`)",
+                "",
+                f"One run of `perf/bench_search.py --write` (generated; do not edit by hand), "
+                f"toolcall commit {commit()}, Python {sys.version.split()[0]}. toolcall's index "
+                "(BM25F over every field of the IR, name forms for mentions) against a plain BM25 "
+                "over name and description, built and queried in the same run; the absolute "
+                "figures are this machine's, the limits are the issue's.",
+                "",
+                *lines,
+            ],
+        )
+    return 0
+
+
+def _row(label: str, figures: dict[str, float], limit: float | None) -> str:
+    ours, theirs = figures["toolcall"], figures["BM25 (plain)"]
+    verdict = "" if limit is None else f"{limit * 1e3:g} ms: {'PASS' if ours <= limit else 'FAIL'}"
+    return (
+        f"| {label} | {ours * 1e3:.2f} ms | {theirs * 1e3:.2f} ms | {ours / theirs:.2f}x | "
+        f"{verdict} |"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
