@@ -35,6 +35,7 @@ from toolcall._derive.discovery import candidates, is_marked, providers_of
 from toolcall._derive.docstrings import parse_docstring, read_docstring
 from toolcall._derive.objects import is_documenting_type
 from toolcall._derive.pydantic_meta import given_description, is_skipped
+from toolcall._derive.returns import unencodable
 from toolcall._derive.source import SourceDocs, module_docs, object_docs, source_docs
 from toolcall._derive.types import AnnotationReader
 from toolcall._errors import ToolcallWarning
@@ -288,6 +289,9 @@ class _Derivation:
                 "positional values (use a list parameter)"
             )
         returns = hints.get("return", signature.return_annotation)
+        problem = None if returns is inspect.Signature.empty else unencodable(returns)
+        if problem is not None:
+            self.warn(f"{qualname}: {problem}")
         tool = ir.Tool(
             name=name,
             description=description,

@@ -29,7 +29,7 @@ from urllib.parse import quote
 import msgspec
 
 from toolcall._dispatch.content import Media
-from toolcall._shared.kinds import is_model
+from toolcall._shared.kinds import from_pydantic, is_model
 
 __all__ = ["Blob", "Part", "block_json", "encode_json", "fallback_text", "parts", "result_text"]
 
@@ -186,6 +186,9 @@ def _pydantic(value: Any) -> Any:
     if is_model(type(value)):  # a pydantic dataclass: its serializers, not msgspec's fields
         adapter = sys.modules["pydantic"].TypeAdapter(type(value))
         return adapter.dump_python(value, mode="json", by_alias=True)
+    if from_pydantic(type(value)) or type(value).__module__.startswith("pydantic_core"):
+        # pydantic's own types (HttpUrl, SecretStr, ...): as a model field of theirs is written
+        return sys.modules["pydantic_core"].to_jsonable_python(value, by_alias=True)
     return _NOT
 
 
