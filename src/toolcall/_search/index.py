@@ -160,13 +160,15 @@ class Index:
 
     def _near_names(self) -> dict[str, list[int]]:
         """Each multi-word name of six letters or more under each of its one-letter
-        deletions: two spellings one typo apart share one (built the first time a query has
-        a word that looks like a misspelt name)."""
+        deletions, written with and without its separators: two spellings one typo apart
+        share one (built the first time a query has a word that looks like a misspelt
+        name)."""
         if self._near is None:
             self._near = {}
             for folded, found in self._exact.items():
                 if len(folded) >= 6:
-                    for variant in _deletions(folded):
+                    joined = _joined(folded)
+                    for variant in {joined, *_deletions(folded), *_deletions(joined)}:
                         self._near.setdefault(variant, []).extend(found)
         return self._near
 
@@ -227,7 +229,8 @@ class Index:
             near = self._near_names()
             for variant in (word, *_deletions(word)):
                 for position in (*self._exact.get(variant, ()), *near.get(variant, ())):
-                    if _one_edit(word, fold(self.documents[position].name)):
+                    name = fold(self.documents[position].name)
+                    if _one_edit(word, name) or _one_edit(word, _joined(name)):
                         found.setdefault(position, 1)
         return found
 
@@ -326,6 +329,10 @@ def _looks_like_a_name(folded: str, query: str) -> bool:
         word.casefold() == folded and not word.islower() and not word.isupper()
         for word in _NAMEISH.findall(query)
     )
+
+
+def _joined(name: str) -> str:
+    return name.replace("_", "").replace("-", "")
 
 
 def _deletions(word: str) -> Iterator[str]:
