@@ -65,7 +65,10 @@ def _sniff(data: bytes) -> str | None:
 
 
 def _by_suffix(name: str) -> str | None:
-    suffix = Path(name).suffix.lower()
+    _, dot, extension = name.rpartition(".")
+    if not dot:
+        return None
+    suffix = f".{extension.lower()}"
     return _SUFFIXES.get(suffix) or mimetypes.guess_type(f"x{suffix}", strict=False)[0]
 
 
