@@ -218,12 +218,16 @@ class AnnotationReader:
 
     @staticmethod
     def _constraint_target(t: ir.Type, key: str) -> str | None:
+        """The IR field a constraint sets on ``t``, None where it does not apply. A ``Decimal``
+        or a ``string_integer`` travels as text but is a number: its bounds apply; a dict's
+        lengths are its key counts."""
         if key in BOUNDS.values():
-            return key if t.kind in ("integer", "number") else None
+            numeric = t.kind in ("integer", "number") or t.py == "decimal" or bool(t.wire)
+            return key if numeric else None
         if key == "pattern":
             return key if t.kind == "string" else None
         if key in ("min_length", "max_length"):
-            if t.kind == "string":
+            if t.kind in ("string", "object"):
                 return key
             if t.kind == "array":
                 return "min_items" if key == "min_length" else "max_items"

@@ -249,6 +249,11 @@ def _object(t: ir.Type, strict: bool, path: str, problems: list[str]) -> dict[st
         schema["additionalProperties"] = False
     else:
         schema["additionalProperties"] = _schema(t.additional, False, path, problems)
+        # a dict's key counts (strict mode closes it: no key to count)
+        if t.min_length is not None:
+            schema["minProperties"] = t.min_length
+        if t.max_length is not None:
+            schema["maxProperties"] = t.max_length
     return schema
 
 
