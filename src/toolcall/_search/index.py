@@ -180,36 +180,41 @@ class Index:
         if ranker is None:
             scores = self._bm25f(list(dict.fromkeys(query_terms)))
         else:
-            given = ranker(query, self.documents)
-            if len(given) != len(self.documents):
+            scores = [float(score) for score in ranker(query, self.documents)]
+            if len(scores) != len(self.documents):
                 msg = (
-                    f"the ranker returned {len(given)} scores for {len(self.documents)} "
+                    f"the ranker returned {len(scores)} scores for {len(self.documents)} "
                     "documents; it must return one score per document"
                 )
                 raise ValueError(msg)
-            scores = {position: float(score) for position, score in enumerate(given)}
-        ranked = heapq.nsmallest(
-            k,
-            set(scores) | set(mentioned),
-            key=lambda p: (-mentioned.get(p, 0), -scores.get(p, 0.0), self.documents[p].name),
-        )
+        # Only scores at least the k-th best can be hits (found in C, no key function), so the
+        # full order (named tools first, then score, then name) sorts a handful, not the box.
+        floor = heapq.nlargest(k, scores)[-1] if len(scores) > k else -math.inf
+        if ranker is None:
+            floor = max(floor, math.ulp(0.0))  # the default ranking: a hit matched something
+        candidates = {p for p, score in enumerate(scores) if score >= floor} | mentioned.keys()
+        ranked = sorted(
+            candidates,
+            key=lambda p: (-mentioned.get(p, 0), -scores[p], self.documents[p].name),
+        )[:k]
         return tuple(
             Hit(
                 name=self.documents[p].name,
-                score=scores.get(p, 0.0),
+                score=scores[p],
                 why=self._why(p, query_terms, spelled, p in mentioned),
             )
             for p in ranked
         )
 
-    def _bm25f(self, query_terms: list[str]) -> dict[int, float]:
+    def _bm25f(self, query_terms: list[str]) -> list[float]:
+        """Every document's score, in document order (0.0: no term of the query)."""
         scores = [0.0] * len(self.documents)
         for term in query_terms:
             found = self._postings.get(term)
             if found is not None:
                 for position, value in zip(*found, strict=True):
                     scores[position] += value
-        return {position: score for position, score in enumerate(scores) if score}
+        return scores
 
     def _mentions(self, query: str) -> dict[int, int]:
         """Tools the query names: 2 for the name as written, 1 spaced out or one letter off."""
