@@ -1,0 +1,311 @@
+"""Every result kind on every provider's result message: a ``str`` as itself, data as JSON,
+media in the provider's native form (else its documented text line), each message checked
+against the SDK's own typed request model (botocore's service model for Bedrock)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import fastmcp.utilities.types as fastmcp_types
+import mcp.types as mcp_types
+import pytest
+
+import pydantic
+import toolcall
+from toolcall import providers
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
+PNG64 = base64.b64encode(PNG).decode()
+PDF64 = base64.b64encode(PDF).decode()
+
+
+class Quote(pydantic.BaseModel):
+    symbol: str
+    price: float = pydantic.Field(alias="lastPrice")
+
+
+def greet(city: str) -> str:
+    """Greet a city."""
+    return f'Hello, "{city}"!\nBye.'
+
+
+def quote(symbol: str) -> Quote:
+    """A quote."""
+    return Quote(symbol=symbol, lastPrice=1.5)
+
+
+def quotes() -> list[Quote]:
+    """Quotes."""
+    return [Quote(symbol="A", lastPrice=1)]
+
+
+def shot() -> toolcall.Image:
+    """A screenshot."""
+    return toolcall.Image(data=PNG)
+
+
+def report() -> toolcall.File:
+    """A PDF report."""
+    return toolcall.File(data=PDF, name="report.pdf")
+
+
+def speech() -> toolcall.Audio:
+    """Speech."""
+    return toolcall.Audio(data=WAV)
+
+
+def mixed() -> list[str | toolcall.Image | toolcall.File]:
+    """Text, an image and a CSV file."""
+    return ["the chart:", toolcall.Image(data=PNG), toolcall.File(data=b"a,b\n", name="t.csv")]
+
+
+def sdk_image() -> mcp_types.ImageContent:
+    """The MCP SDK's own image block."""
+    return mcp_types.ImageContent(type="image", data=PNG64, mime_type="image/png")
+
+
+def fastmcp_image() -> fastmcp_types.Image:
+    """FastMCP's Image helper."""
+    return fastmcp_types.Image(data=PNG, format="png")
+
+
+BOX = toolcall.Toolbox(greet, quote, quotes, shot, report, speech, mixed, sdk_image, fastmcp_image)
+ARGS: dict[str, dict[str, Any]] = {"greet": {"city": "Oslo"}, "quote": {"symbol": "X"}}
+NAMES = ["greet", "quote", "quotes", "shot", "report", "speech", "mixed", "sdk_image"]
+NAMES.append("fastmcp_image")
+
+
+def plain(value: Any) -> Any:
+    """A validated value with every lazily validated iterable drawn (so each item is
+    checked), as plain dicts and lists."""
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, Iterable | Iterator) and not isinstance(value, str | bytes):
+        return [plain(item) for item in value]
+    return value
+
+
+def validated(cls: Any, message: Any) -> None:
+    """The SDK's typed model accepts the message, every key kept (none ignored)."""
+    assert plain(pydantic.TypeAdapter(cls).validate_python(message)) == message
+
+
+# -- OpenAI Chat Completions: text only -----------------------------------------------
+
+
+def _chat(name: str) -> Any:
+    call = {"id": "c1", "type": "function", "function": {"name": name, "arguments": "{}"}}
+    call["function"]["arguments"] = json.dumps(ARGS.get(name, {}))
+    return providers.openai_tool_message(BOX, call)
+
+
+CHAT_TEXT = {
+    "greet": 'Hello, "Oslo"!\nBye.',
+    "quote": '{"symbol":"X","lastPrice":1.5}',
+    "quotes": '[{"symbol":"A","lastPrice":1.0}]',
+    "shot": "[image: image/png, 16 bytes; Chat Completions tool results cannot carry it]",
+    "report": (
+        "[file 'report.pdf': application/pdf, 15 bytes; Chat Completions tool results "
+        "cannot carry it]"
+    ),
+    "speech": "[audio: audio/wav, 16 bytes; Chat Completions tool results cannot carry it]",
+    "mixed": "the chart:\n"
+    "[image: image/png, 16 bytes; Chat Completions tool results cannot carry it]\n"
+    "[file 't.csv': text/csv, 4 bytes; Chat Completions tool results cannot carry it]",
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chat_completions_tool_message(name: str) -> None:
+    from openai.types.chat import ChatCompletionToolMessageParam
+
+    message = _chat(name)
+    validated(ChatCompletionToolMessageParam, message)
+    if name in CHAT_TEXT:
+        assert message == {"role": "tool", "tool_call_id": "c1", "content": CHAT_TEXT[name]}
+    else:  # the MCP SDK's and FastMCP's images read as toolcall's
+        assert message["content"] == CHAT_TEXT["shot"]
+
+
+# -- OpenAI Responses: input_image / input_file ---------------------------------------
+
+IMAGE_URL = f"data:image/png;base64,{PNG64}"
+RESPONSES = {
+    "greet": 'Hello, "Oslo"!\nBye.',
+    "quote": '{"symbol":"X","lastPrice":1.5}',
+    "shot": [{"type": "input_image", "image_url": IMAGE_URL}],
+    "report": [
+        {
+            "type": "input_file",
+            "file_data": f"data:application/pdf;base64,{PDF64}",
+            "filename": "report.pdf",
+        }
+    ],
+    "speech": [
+        {
+            "type": "input_text",
+            "text": "[audio: audio/wav, 16 bytes; Responses tool results cannot carry it]",
+        }
+    ],
+    "mixed": [
+        {"type": "input_text", "text": "the chart:"},
+        {"type": "input_image", "image_url": IMAGE_URL},
+        {"type": "input_file", "file_data": "data:text/csv;base64,YSxiCg==", "filename": "t.csv"},
+    ],
+    "sdk_image": [{"type": "input_image", "image_url": IMAGE_URL}],
+    "fastmcp_image": [{"type": "input_image", "image_url": IMAGE_URL}],
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_responses_function_call_output(name: str) -> None:
+    from openai.types.responses.response_input_param import FunctionCallOutput
+
+    item = {"type": "function_call", "call_id": "c1", "name": name}
+    item["arguments"] = json.dumps(ARGS.get(name, {}))
+    output = providers.responses_output(BOX, item)
+    validated(FunctionCallOutput, output)
+    assert output["type"] == "function_call_output"
+    if name in RESPONSES:
+        assert output["output"] == RESPONSES[name]
+
+
+# -- Anthropic: image and document blocks ---------------------------------------------
+
+IMAGE_BLOCK = {
+    "type": "image",
+    "source": {"type": "base64", "media_type": "image/png", "data": PNG64},
+}
+ANTHROPIC = {
+    "greet": 'Hello, "Oslo"!\nBye.',
+    "quote": '{"symbol":"X","lastPrice":1.5}',
+    "shot": [IMAGE_BLOCK],
+    "report": [
+        {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": PDF64},
+            "title": "report.pdf",
+        }
+    ],
+    "speech": [
+        {
+            "type": "text",
+            "text": "[audio: audio/wav, 16 bytes; Anthropic tool results cannot carry it]",
+        }
+    ],
+    "mixed": [
+        {"type": "text", "text": "the chart:"},
+        IMAGE_BLOCK,
+        {
+            "type": "document",
+            "source": {"type": "text", "media_type": "text/plain", "data": "a,b\n"},
+            "title": "t.csv",
+        },
+    ],
+    "sdk_image": [IMAGE_BLOCK],
+    "fastmcp_image": [IMAGE_BLOCK],
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_anthropic_tool_result(name: str) -> None:
+    from anthropic.types import ToolResultBlockParam
+
+    use = {"type": "tool_use", "id": "t1", "name": name, "input": ARGS.get(name, {})}
+    block = providers.anthropic_tool_result(BOX, use)
+    validated(ToolResultBlockParam, block)
+    assert (block["type"], block["tool_use_id"], "is_error" in block) == (
+        "tool_result",
+        "t1",
+        False,
+    )
+    if name in ANTHROPIC:
+        assert block["content"] == ANTHROPIC[name]
+
+
+# -- Gemini: the value under output, media as inline data -----------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gemini_function_response(name: str) -> None:
+    from google.genai import types as genai_types
+
+    call = {"function_call": {"id": "g1", "name": name, "args": ARGS.get(name, {})}}
+    part = providers.gemini_function_response(BOX, call)
+    answered = genai_types.Part.model_validate(part).function_response
+    assert answered is not None
+    assert (answered.id, answered.name) == ("g1", name)
+    if name == "greet":
+        assert answered.response == {"output": 'Hello, "Oslo"!\nBye.'}
+    elif name == "quote":
+        assert answered.response == {"output": {"symbol": "X", "lastPrice": 1.5}}
+    elif name == "mixed":
+        assert answered.response == {"output": "the chart:"}
+        assert [(p.inline_data.mime_type, p.inline_data.data) for p in answered.parts or []] == [
+            ("image/png", PNG),
+            ("text/csv", b"a,b\n"),
+        ]
+    elif name in ("shot", "sdk_image", "fastmcp_image", "speech", "report"):
+        (media,) = answered.parts or []
+        assert media.inline_data is not None
+        assert media.inline_data.data in (PNG, WAV, PDF)
+
+
+# -- Bedrock Converse: image and document blocks, through botocore's validation -------
+
+BEDROCK = {
+    "greet": [{"text": 'Hello, "Oslo"!\nBye.'}],
+    "quote": [{"text": '{"symbol":"X","lastPrice":1.5}'}],
+    "quotes": [{"text": '[{"symbol":"A","lastPrice":1.0}]'}],
+    "shot": [{"image": {"format": "png", "source": {"bytes": PNG}}}],
+    "report": [{"document": {"format": "pdf", "name": "report", "source": {"bytes": PDF}}}],
+    "speech": [{"text": "[audio: audio/wav, 16 bytes; Bedrock tool results cannot carry it]"}],
+    "mixed": [
+        {"text": "the chart:"},
+        {"image": {"format": "png", "source": {"bytes": PNG}}},
+        {"document": {"format": "csv", "name": "t", "source": {"bytes": b"a,b\n"}}},
+    ],
+}
+
+
+def test_bedrock_tool_results_pass_converse_validation() -> None:
+    import boto3
+    from botocore.stub import Stubber
+
+    uses = [
+        {"toolUse": {"toolUseId": f"b{i}", "name": name, "input": ARGS.get(name, {})}}
+        for i, name in enumerate(NAMES)
+    ]
+    results = providers.bedrock_tool_results(BOX, {"content": uses})
+    for name, result in zip(NAMES, results, strict=True):
+        assert result["toolResult"]["status"] == "success"
+        expected = BEDROCK.get(name, BEDROCK["shot"])
+        assert result["toolResult"]["content"] == expected, name
+    client = boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+    answer = {
+        "output": {"message": {"role": "assistant", "content": [{"text": "done"}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+        "metrics": {"latencyMs": 1},
+    }
+    with Stubber(client) as stub:
+        stub.add_response("converse", answer)
+        client.converse(
+            modelId="anthropic.claude",
+            messages=[
+                {"role": "user", "content": [{"text": "go"}]},
+                {"role": "assistant", "content": uses},
+                {"role": "user", "content": results},
+            ],
+        )
+        stub.assert_no_pending_responses()
