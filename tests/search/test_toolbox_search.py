@@ -178,3 +178,15 @@ def test_search_from_a_sourceless_deployment_under_OO(tmp_path: Path) -> None:
     (project / "shop.py").unlink()
     shutil.rmtree(project / "__pycache__", ignore_errors=True)
     assert searched("-OO") == from_source
+
+
+def test_search_is_imported_by_the_first_search_not_by_a_toolbox() -> None:
+    code = (
+        "import sys, toolcall\n"
+        "box = toolcall.Toolbox('examples.weather')\n"
+        "before = 'toolcall._search' in sys.modules\n"
+        "box.search('forecast')\n"
+        "print(before, 'toolcall._search.index' in sys.modules)\n"
+    )
+    done = subproc.python("-c", code, paths=[subproc.ROOT], env={"TOOLCALL_CACHE": "0"})
+    assert (done.returncode, done.stdout) == (0, "False True\n"), done.stderr
