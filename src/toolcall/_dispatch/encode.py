@@ -73,10 +73,10 @@ _FASTMCP_TYPES = "fastmcp.utilities.types"
 
 def _attr(obj: Any, *names: str) -> Any:
     """A field under its Python name in one SDK version and its wire name in another."""
+    fields = getattr(type(obj), "model_fields", {})
     for name in names:
-        found = getattr(obj, name, None)
-        if found is not None:
-            return found
+        if name in fields:  # read the SDK's own field, never a deprecated alias of it
+            return getattr(obj, name)
     return None
 
 
