@@ -4,6 +4,7 @@ against the SDK's own typed request model (botocore's service model for Bedrock)
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import Iterable, Iterator, Mapping
@@ -309,3 +310,81 @@ def test_bedrock_tool_results_pass_converse_validation() -> None:
             ],
         )
         stub.assert_no_pending_responses()
+
+
+# -- the adapters: each framework's own media value -----------------------------------
+
+
+def test_pydantic_ai_gets_binary_content() -> None:
+    from pydantic_ai import BinaryContent
+
+    from toolcall.adapters.pydantic_ai import toolset
+
+    tools = toolset(BOX)
+
+    def run(name: str) -> Any:
+        call = tools.call_tool(name, ARGS.get(name, {}), None, None)  # type: ignore[arg-type]
+        return asyncio.run(call)
+
+    assert run("greet") == 'Hello, "Oslo"!\nBye.'
+    assert run("quote") == '{"symbol":"X","lastPrice":1.5}'
+    assert run("shot") == BinaryContent(data=PNG, media_type="image/png")
+    assert run("mixed") == [
+        "the chart:",
+        BinaryContent(data=PNG, media_type="image/png"),
+        BinaryContent(data=b"a,b\n", media_type="text/csv"),
+    ]
+
+
+def test_openai_agents_get_tool_outputs() -> None:
+    from agents import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+
+    from toolcall.adapters.openai_agents import tools
+
+    by_name = {tool.name: tool for tool in tools(BOX)}
+
+    def run(name: str) -> Any:
+        invoke = by_name[name].on_invoke_tool
+        return asyncio.run(invoke(None, json.dumps(ARGS.get(name, {}))))  # type: ignore[arg-type]
+
+    assert run("greet") == 'Hello, "Oslo"!\nBye.'
+    assert run("mixed") == [
+        ToolOutputText(text="the chart:"),
+        ToolOutputImage(image_url=IMAGE_URL),
+        ToolOutputFileContent(file_data="data:text/csv;base64,YSxiCg==", filename="t.csv"),
+    ]
+
+
+def test_langchain_gets_standard_content_blocks() -> None:
+    from toolcall.adapters.langchain import tools
+
+    by_name = {tool.name: tool for tool in tools(BOX)}
+
+    def run(name: str) -> Any:
+        call = {"type": "tool_call", "id": "l1", "name": name, "args": ARGS.get(name, {})}
+        return by_name[name].invoke(call).content
+
+    assert run("greet") == 'Hello, "Oslo"!\nBye.'
+    assert run("mixed") == [
+        {"type": "text", "text": "the chart:"},
+        {"type": "image", "base64": PNG64, "mime_type": "image/png"},
+        {"type": "file", "base64": "YSxiCg==", "mime_type": "text/csv", "filename": "t.csv"},
+    ]
+
+
+def test_fastmcp_gets_content_blocks() -> None:
+    from fastmcp import Client, FastMCP
+
+    from toolcall.adapters.fastmcp import register
+
+    server = FastMCP("rich")
+    register(server, BOX)
+
+    async def main() -> list[Any]:
+        async with Client(server) as client:
+            return [await client.call_tool(name, ARGS.get(name, {})) for name in ("greet", "mixed")]
+
+    greeted, mixed_result = asyncio.run(main())
+    assert [block.text for block in greeted.content] == ['Hello, "Oslo"!\nBye.']
+    assert [block.type for block in mixed_result.content] == ["text", "image", "resource"]
+    assert mixed_result.content[1].data == PNG64
