@@ -466,7 +466,15 @@ PROBE_MARKER = "<!-- probe_cpath.py -->"
 """Where the section of ``perf/probe_cpath.py --write`` starts (after the scale section)."""
 MEASUREMENTS_MARKER = "<!-- measurements -->"
 """Starts the hand-written figures behind docs/decisions.md, which no script writes."""
-SECTIONS = (SCALE_MARKER, PROBE_MARKER, MEASUREMENTS_MARKER)
+SEARCH_EVAL_MARKER = "<!-- search_eval.py -->"
+BENCH_SEARCH_MARKER = "<!-- bench_search.py -->"
+SECTIONS = (
+    SCALE_MARKER,
+    PROBE_MARKER,
+    SEARCH_EVAL_MARKER,
+    BENCH_SEARCH_MARKER,
+    MEASUREMENTS_MARKER,
+)
 """The sections after the main report, each written by its own script, in this order."""
 
 

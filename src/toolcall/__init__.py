@@ -23,22 +23,26 @@ if TYPE_CHECKING:
     from toolcall import ir
     from toolcall._api.emit import derive, render
     from toolcall._api.run import arun, run
-    from toolcall._api.toolbox import Toolbox
+    from toolcall._api.toolbox import Toolbox, search
     from toolcall._dispatch.content import Audio, File, Image
     from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
     from toolcall._markers import Injected, Param, exclude, param, tool
     from toolcall._render.strict import check_strict
+    from toolcall._search.index import Hit, Ranker, SearchDocument
     from toolcall._version import __version__ as __version__
 
 __all__ = [
     "Audio",
     "Err",
     "File",
+    "Hit",
     "Image",
     "Injected",
     "NotAToolModule",
     "Ok",
     "Param",
+    "Ranker",
+    "SearchDocument",
     "ToolError",
     "ToolRetry",
     "Toolbox",
@@ -56,6 +60,7 @@ __all__ = [
     "param",
     "render",
     "run",
+    "search",
     "tool",
     "tool_names",
     "uninstall",
@@ -75,6 +80,10 @@ _LAZY: dict[str, str] = {
     "Injected": "toolcall._markers",
     "tool": "toolcall._markers",
     "Toolbox": "toolcall._api.toolbox",
+    "search": "toolcall._api.toolbox",
+    "Hit": "toolcall._search.index",
+    "Ranker": "toolcall._search.index",
+    "SearchDocument": "toolcall._search.index",
     "arun": "toolcall._api.run",
     "run": "toolcall._api.run",
     "check_strict": "toolcall._render.strict",
