@@ -51,7 +51,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolcall.mcp.auth import Auth
 from toolcall.mcp.calls import Calls, access_log
-from toolcall.mcp.protocol import CONNECTIONS, TimedProtocol, UvicornServer
+from toolcall.mcp.protocol import ACCEPT_BURST, CONNECTIONS, TimedProtocol, UvicornServer
 from toolcall.mcp.server import REQUEST_ID_HEADER, calls_of
 
 __all__ = ["HttpOptions", "Unprotected", "build_app", "is_loopback", "serve_http"]
@@ -74,7 +74,8 @@ class HttpOptions:
     ``allowed_hosts``/``allowed_origins`` (``"mcp.example.com"``, ``"https://app.example"``;
     a port may follow, ``:*`` for any) turn the Host/Origin check on for any bind; on
     loopback it is always on. ``max_connections`` is uvicorn's ``limit_concurrency`` (503
-    beyond it). ``grace`` is how long a shutdown waits for running calls.
+    beyond it), lowered to what the descriptor limit allows (:func:`descriptor_budget`).
+    ``grace`` is how long a shutdown serves the calls of accepted connections.
     """
 
     host: str = "127.0.0.1"
@@ -263,15 +264,9 @@ class Front:
             await _plain(send, 408, b"Request body not received in time")
             return
         body = b"".join(chunks)
-        if _bad_id(body):
-            error = {
-                "jsonrpc": "2.0",
-                "id": None,
-                "error": {
-                    "code": -32600,
-                    "message": "Invalid Request: id must be a string or an integer",
-                },
-            }
+        refused = _refusal(body)
+        if refused:
+            error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": refused}}
             await _send(send, 400, "application/json", msgspec.json.encode(error))
             return
         replay: list[Message] = [
@@ -360,20 +355,48 @@ def _may_call(connection: object) -> bool:
     return not isinstance(connection, TimedProtocol) or connection.may_call
 
 
-def _bad_id(body: bytes) -> bool:
-    """A JSON-RPC request (it has a ``method``) whose ``id`` is not a string or an integer."""
-    if b'"id"' not in body:
-        return False
+_MAX_DEPTH = 512
+"""JSON nesting refused (the parsers' own limits depend on the interpreter and the stack:
+about 1,000 levels on 3.11, where they fail with an HTTP 500 and a traceback)."""
+
+
+def _refusal(body: bytes) -> str:
+    """Why the SDK must not see ``body``, or "": JSON nested deeper than
+    :data:`_MAX_DEPTH` levels, or a JSON-RPC request (it has a ``method``) whose ``id`` is
+    not a string or an integer."""
+    too_deep = f"Invalid Request: JSON nested deeper than {_MAX_DEPTH} levels"
     try:
         decoded = msgspec.json.decode(body)
     except msgspec.DecodeError:
-        return False  # the SDK answers a parse error itself
+        return ""  # the SDK answers a parse error itself
+    except RecursionError:
+        return too_deep
+    # no deeper than the brackets it holds: the walk is for the rare body with many
+    if body.count(b"[") + body.count(b"{") > _MAX_DEPTH and _deeper(decoded, _MAX_DEPTH):
+        return too_deep
     items = decoded if isinstance(decoded, list) else [decoded]
     for item in items:
         if isinstance(item, dict) and "method" in item and "id" in item:
             found = item["id"]
             if found is not None and (type(found) is bool or not isinstance(found, str | int)):
-                return True
+                return "Invalid Request: id must be a string or an integer"
+    return ""
+
+
+def _deeper(value: object, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack += [(child, depth + 1) for child in children]
     return False
 
 
@@ -402,6 +425,39 @@ def _end_sse_streams() -> None:
     AppStatus.should_exit = True
 
 
+_RESERVED_DESCRIPTORS = 64
+"""Kept for the server itself: stdio, the listening socket, the event loop, log files,
+what the tools open, and the connections accepted in one burst before the protocol closes
+those past the budget (``ACCEPT_BURST``)."""
+
+
+def descriptor_budget() -> int:
+    """How many connections the process's descriptor limit (``RLIMIT_NOFILE``) leaves room
+    for: past it, ``accept`` fails (EMFILE) and nobody new gets in, a normal client neither."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return sys.maxsize
+    return max(1, soft - _RESERVED_DESCRIPTORS)
+
+
+def fit_connections(options: HttpOptions) -> None:
+    """Lower ``options.max_connections`` to :func:`descriptor_budget`, saying so (once, by
+    the process that starts serving)."""
+    budget = descriptor_budget()
+    if options.max_connections > budget:
+        _log.warning(
+            "toolcall: at most %d connections, not %d: the descriptor limit (ulimit -n) is "
+            "%d and the server keeps %d for itself; raise the limit to allow more",
+            budget,
+            options.max_connections,
+            budget + _RESERVED_DESCRIPTORS,
+            _RESERVED_DESCRIPTORS,
+        )
+        options.max_connections = budget
+
+
 def uvicorn_config(app: Any, options: HttpOptions, **extra: Any) -> Any:
     import uvicorn
 
@@ -412,11 +468,14 @@ def uvicorn_config(app: Any, options: HttpOptions, **extra: Any) -> Any:
         lifespan="on",
         timeout_keep_alive=options.keep_alive,
         limit_concurrency=options.max_connections,
+        backlog=ACCEPT_BURST,
         timeout_graceful_shutdown=int(options.grace) + 3,
         access_log=False,
         **extra,
     )
     config.toolcall_header_timeout = options.header_timeout  # type: ignore[attr-defined]
+    # one under the budget: from max_connections connections on, uvicorn answers 503
+    config.toolcall_open_limit = descriptor_budget() - 1  # type: ignore[attr-defined]
     return config
 
 
@@ -441,6 +500,7 @@ async def serve_http(
             "workers > 1 rebuild the server in each process: use toolcall.mcp.workers.serve_workers"
         )
         raise ValueError(msg)
+    fit_connections(options)
     with bind(options) as sock:
         url = served_url(options, sock.getsockname()[1])
         front = build_app(server, options, url)

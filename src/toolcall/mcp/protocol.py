@@ -27,7 +27,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolcall.mcp.calls import DEPARTURE, Departure
 
-__all__ = ["CONNECTIONS", "TimedProtocol", "UvicornServer"]
+__all__ = ["ACCEPT_BURST", "CONNECTIONS", "TimedProtocol", "UvicornServer"]
 
 CONNECTIONS: Final = "toolcall.connections"
 """The lifespan state key of the server's open connections (read by the shutdown)."""
@@ -45,6 +45,8 @@ class TimedProtocol(H11Protocol):
     """
 
     _header_timer: asyncio.TimerHandle | None = None
+    _opened = 0.0
+    _requested = False  # its first request came
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         sock = transport.get_extra_info("socket")
@@ -53,6 +55,22 @@ class TimedProtocol(H11Protocol):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         coalescing = _Coalescing(transport, self.loop)  # type: ignore[arg-type]
         super().connection_made(coalescing)  # type: ignore[arg-type]
+        self._opened = self.loop.time()
+        limit = getattr(self.config, "toolcall_open_limit", None)
+        if limit is not None and len(self.server_state.connections) > limit:
+            # past what the descriptor limit allows: the connection silent the longest makes
+            # room (a client sends its request as it connects), else this one goes
+            silent = [
+                other
+                for other in self.server_state.connections
+                if isinstance(other, TimedProtocol)
+                and not other._requested
+                and not other.transport.is_closing()
+            ]
+            oldest = min(silent, key=lambda other: other._opened)
+            oldest.transport.close()
+            if oldest is self:
+                return
         self._arm()
 
     def _arm(self) -> None:
@@ -71,6 +89,7 @@ class TimedProtocol(H11Protocol):
         if cycle is None or cycle.response_complete:
             return
         # the request's task is created, not yet run: it reads its scope afterwards
+        self._requested = True
         if DEPARTURE not in cycle.scope:
             cycle.scope[DEPARTURE] = Departure()  # type: ignore[typeddict-unknown-key]
         if self._header_timer is not None:
@@ -106,6 +125,14 @@ class TimedProtocol(H11Protocol):
                 departure.leave()
 
 
+ACCEPT_BURST: Final = 16
+"""uvicorn's ``backlog``, which asyncio also takes for how many connections it accepts at
+one wake-up before any reaches a protocol (which closes those past the descriptor budget):
+with 2,048, a burst of silent connections took every descriptor (EMFILE)."""
+
+_QUEUE = 2048  # uvicorn's default backlog, for the kernel's queue of completed connections
+
+
 class UvicornServer(uvicorn.Server):
     """uvicorn's server, closing its listening sockets as soon as SIGTERM or SIGINT arrives.
 
@@ -124,6 +151,8 @@ class UvicornServer(uvicorn.Server):
         self._listening = tuple(sockets or ())
         self.lifespan.state[CONNECTIONS] = self.server_state.connections
         await super().startup(sockets)
+        for sock in self._listening:
+            sock.listen(_QUEUE)  # the kernel's queue; uvicorn's backlog bounds each burst
         # a worker's supervisor held them back until the drain could answer them
         signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTERM, signal.SIGINT))
 

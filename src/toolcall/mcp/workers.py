@@ -34,6 +34,7 @@ from toolcall.mcp.http import (
     HttpOptions,
     bind,
     build_app,
+    fit_connections,
     log_to_stderr,
     served_url,
     uvicorn_config,
@@ -77,6 +78,7 @@ def serve_workers(
     """Serve with ``options.workers`` processes until SIGTERM or SIGINT; 0, or 1 if a
     worker lost a call (or died)."""
     options.check()
+    fit_connections(options)  # the workers inherit the descriptor limit
     if options.json_response:  # only then can an answer drop a Context tool's messages
         calls = calls_of(_server(spec))
         dropped = "" if calls is None else calls.dropped(True)
@@ -130,6 +132,11 @@ class _Supervisor:
         finally:
             for number, handler in previous.items():
                 signal.signal(number, handler)
+        for process in self.processes:
+            if process.exitcode not in (0, 1):  # 1: it said what it cut off
+                _log.error(
+                    "toolcall: worker %s ended with status %s", process.pid, process.exitcode
+                )
         return 0 if all(process.exitcode == 0 for process in self.processes) else 1
 
     def _start(self) -> BaseProcess:
