@@ -7,7 +7,7 @@ value reads the same everywhere:
   msgspec writes them; pydantic models (``BaseModel``, ``RootModel``, pydantic dataclasses)
   as ``model_dump(mode="json", by_alias=True)`` writes them, their serializers run and
   their aliases used, as pydantic-ai sends them and as toolcall reads them in arguments;
-- a ``str`` is itself wherever the destination is text (``result_text``);
+- a ``str`` is itself wherever the destination is text (each destination's rule);
 - media (``toolcall.Image``/``Audio``/``File``, the MCP SDK's content blocks, FastMCP's
   ``Image``/``Audio``/``File``), alone or in a list mixed with text, are ``parts``: each
   destination writes them in its own form.
@@ -31,7 +31,7 @@ import msgspec
 from toolcall._dispatch.content import Media
 from toolcall._shared.kinds import from_pydantic, is_model
 
-__all__ = ["Blob", "Part", "block_json", "encode_json", "fallback_text", "parts", "result_text"]
+__all__ = ["Blob", "Part", "block_json", "encode_json", "fallback_text", "part", "parts"]
 
 
 class Blob(NamedTuple):
@@ -134,7 +134,7 @@ def parts(value: Any) -> tuple[Part, ...] | None:
     """The parts of a media result, in order; None when ``value`` is data (JSON or text).
 
     A list or tuple holding at least one media part is a multi-part result: its strings are
-    text, its other items JSON text. ``str`` alone is data: ``result_text`` sends it as is.
+    text, its other items JSON text. ``str`` alone is data: a text destination sends it as is.
     """
     found = part(value)
     if found is not None:
@@ -225,8 +225,3 @@ def encode_json(value: Any) -> str:
     if is_model(type(value)):  # msgspec would write a pydantic dataclass field by field
         value = _pydantic(value)
     return _encoder.encode(value).decode()
-
-
-def result_text(value: Any) -> str:
-    """What a text destination receives: a ``str`` as itself, anything else as JSON."""
-    return value if type(value) is str else encode_json(value)

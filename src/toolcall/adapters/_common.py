@@ -14,12 +14,11 @@ import msgspec
 
 import toolcall
 from toolcall import Err, Ok, ToolError, encode_result, ir
-from toolcall._dispatch.encode import Blob, Part, block_json, fallback_text, parts
+from toolcall._dispatch.encode import Part, block_json, fallback_text, parts
 from toolcall._shared.kinds import unwrap_annotated
 from toolcall._shared.signatures import signature
 
 __all__ = [
-    "Blob",
     "Media",
     "Part",
     "Source",
