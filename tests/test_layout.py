@@ -177,12 +177,17 @@ def test_the_warm_path_imports_derivation_only_through_the_cold_path() -> None:
 EDGES = {
     "toolcall.mcp.server": {"toolcall._render.output", "toolcall.adapters._common"},
     "toolcall.mcp.calls": {"toolcall._dispatch.result"},
+    "toolcall.mcp.results": {"toolcall._dispatch.encode"},
+    "toolcall.providers._wire": {"toolcall._dispatch.encode"},
+    "toolcall.adapters._common": {"toolcall._dispatch.encode"},
     "toolcall.cli.check": {"toolcall._load.cold"},
     "toolcall._derive.pydantic_meta": {"toolcall._render"},
 }
 """The documented exceptions to "downstream uses the public API only" (docs/internals.md):
 the MCP server declares output schemas and reads the adapters' tool specs; its call guard
-reports a tool's ``BaseException`` by the rule ``run`` uses; ``toolcall check`` derives as a
+reports a tool's ``BaseException`` by the rule ``run`` uses; MCP, the providers and the
+adapters split a result into text and media parts by the encoder's one rule; ``toolcall
+check`` derives as a
 cold process would; derivation renders the schema a ``json_schema_extra`` callable is given."""
 
 
