@@ -270,12 +270,19 @@ def add_parser(commands: Any, port: Any) -> None:
         scale,
         "--max-connections",
         512,
-        "concurrent connections per process, beyond which 503 (default: 512)",
+        "concurrent connections per process, beyond which 503; lowered to what the "
+        "descriptor limit allows (default: 512)",
     )
     _duration(scale, "--header-timeout", 10.0, "time to receive a request's headers")
     _duration(scale, "--body-timeout", 30.0, "time to receive a request's body")
     _count(scale, "--keep-alive", 5, "idle keep-alive time (default: 5)", "SECONDS")
-    _duration(scale, "--grace", 10.0, "on SIGTERM, time for running calls to finish")
+    _duration(
+        scale,
+        "--grace",
+        10.0,
+        "on SIGTERM, time the accepted connections' calls are still served (the listening "
+        "socket closes at once)",
+    )
 
 
 def _flag(group: Any, name: str, help: str) -> None:
