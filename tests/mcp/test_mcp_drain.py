@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from served import Served, modern_call, modern_headers, serving
+from served import JSON_HEADERS, Served, modern_call, modern_headers, rpc, serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.long]
 
@@ -96,4 +96,44 @@ async def test_calls_during_the_drain_are_served_or_refused_at_connect(
     assert tally.lost == []
     assert tally.refused == 8  # each client, once the socket was closed
     assert tally.in_flight_at_signal > 0  # the drain was exercised, under load
+    assert status == 0
+
+
+async def test_healthz_turns_unhealthy_on_a_connection_accepted_before_the_signal() -> None:
+    """A load balancer probing on a kept-alive connection reads 503 (and the connection
+    closes); a new connection is refused."""
+    with serving("prodtools", "--stateless", "--grace", "60") as served:
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0)) as http:
+            before = await http.get(f"{served.base}/healthz")
+            served.process.send_signal(signal.SIGTERM)
+            after = await http.get(f"{served.base}/healthz")
+            with pytest.raises(httpx2.ConnectError):
+                await http.get(f"{served.base}/healthz")
+        status = await anyio.to_thread.run_sync(served.wait)
+    assert before.status_code == 200
+    assert (after.status_code, after.json()) == (503, {"status": "draining"})
+    assert after.headers["connection"] == "close"
+    assert status == 0
+
+
+async def test_a_session_stream_does_not_hold_the_drain_for_the_grace_period() -> None:
+    """A session's GET stream carries no call: the drain ends without waiting for it (a
+    --grace far past the test's wait for the exit), and the stream is ended."""
+    with serving("prodtools", "--grace", "600") as served:
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(60.0)) as http:
+            hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+            hello["clientInfo"] = {"name": "tests", "version": "0"}
+            opened = await http.post(
+                served.url, json=rpc("initialize", hello), headers=JSON_HEADERS
+            )
+            session = {**JSON_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(served.url, json=initialized, headers=session)
+            stream = {**session, "Accept": "text/event-stream"}
+            async with http.stream("GET", served.url, headers=stream) as listening:
+                assert listening.status_code == 200
+                served.process.send_signal(signal.SIGTERM)
+                status = await anyio.to_thread.run_sync(served.wait, 60)
+                async for _ in listening.aiter_bytes():  # ends: the server closed it
+                    pass
     assert status == 0

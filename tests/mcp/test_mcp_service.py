@@ -61,8 +61,8 @@ def _refused(served: Served) -> bool:
 
 
 def test_sigterm_lets_running_calls_finish_and_refuses_new_ones(tmp_path: Path) -> None:
-    """On SIGTERM running calls, sync and async, finish and are answered, new ones are refused,
-    and the exit status is 0."""
+    """On SIGTERM running calls, sync and async, finish and are answered, new connections
+    are refused, and the exit status is 0."""
     markers = [tmp_path / f"running-{i}" for i in range(4)]
     with serving("prodtools", "--grace", "60") as served:
         calls = [
