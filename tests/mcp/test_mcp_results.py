@@ -102,12 +102,35 @@ def fastmcp_media() -> list[Any]:
     ]
 
 
+def sdk_image() -> mcp_types.ImageContent:
+    """Annotated with the SDK's block, as the conformance suite's reference server is."""
+    return mcp_types.ImageContent(type="image", data=PNG64, mime_type="image/png")
+
+
+def fastmcp_image() -> fastmcp_types.Image:
+    """Annotated with FastMCP's helper."""
+    return fastmcp_types.Image(data=PNG, format="png")
+
+
 def wrong() -> Quote:
     """Declares an object, returns text."""
     return "not a quote"  # type: ignore[return-value]
 
 
-TOOLS = (greet, quote, quotes, shot, speech, report, mixed, sdk_blocks, fastmcp_media, wrong)
+TOOLS = (
+    greet,
+    quote,
+    quotes,
+    shot,
+    speech,
+    report,
+    mixed,
+    sdk_blocks,
+    fastmcp_media,
+    sdk_image,
+    fastmcp_image,
+    wrong,
+)
 
 
 @pytest.fixture(scope="module")
@@ -225,3 +248,18 @@ async def test_an_object_annotated_tool_returning_text_is_an_error(server: Any, 
             "text": "the tool returned str, but its return annotation declares an object",
         }
     ]
+
+
+async def test_a_tool_annotated_with_a_media_class_sends_content_not_structure(
+    server: Any, mode: str
+) -> None:
+    """A return annotation naming the SDK's or FastMCP's media class is content: the tool
+    declares no outputSchema (a client would then demand structuredContent) and its value
+    arrives as an image block, not as an error."""
+    async with Client(server, mode=mode) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for name in ("sdk_image", "fastmcp_image"):
+            assert listed[name].output_schema is None
+            result = await client.call_tool(name, {})
+            assert not result.is_error
+            assert dumped(result) == [image()]

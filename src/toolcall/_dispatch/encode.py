@@ -31,7 +31,16 @@ import msgspec
 from toolcall._dispatch.content import Media
 from toolcall._shared.kinds import from_pydantic, is_model
 
-__all__ = ["Blob", "Part", "block_json", "encode_json", "fallback_text", "part", "parts"]
+__all__ = [
+    "Blob",
+    "Part",
+    "block_json",
+    "encode_json",
+    "fallback_text",
+    "is_media_class",
+    "part",
+    "parts",
+]
 
 
 class Blob(NamedTuple):
@@ -121,6 +130,18 @@ def _fastmcp_part(value: Any) -> Part | None:
         if isinstance(cls, type) and isinstance(value, cls):
             return _mcp_part(getattr(value, convert)())
     return None
+
+
+def is_media_class(ref: str) -> bool:
+    """Whether a ``module:qualname`` class reference names a type whose values are sent as
+    content (media, or an MCP text block), never as structured data: a tool annotated with
+    one declares no output schema."""
+    module, _, name = ref.partition(":")
+    if module.partition(".")[0] in _MCP_MODULES:
+        return name in _MCP_BLOCKS
+    if module == _FASTMCP_TYPES:
+        return name in ("Image", "Audio", "File")
+    return module == Media.__module__ and name in ("Image", "Audio", "File")
 
 
 def part(value: Any) -> Part | None:

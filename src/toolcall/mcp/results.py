@@ -21,9 +21,10 @@ import mcp.types as mcp_types
 import msgspec
 
 import toolcall
-from toolcall._dispatch.encode import Blob, block_json, parts
+from toolcall import ir
+from toolcall._dispatch.encode import Blob, block_json, is_media_class, parts
 
-__all__ = ["tool_result"]
+__all__ = ["sends_content", "tool_result"]
 
 _log = logging.getLogger("toolcall")
 
@@ -59,6 +60,12 @@ def tool_result(
     if type(data) is not dict:
         return _not_an_object(name, value)
     return mcp_types.CallToolResult(content=content, structured_content=data)
+
+
+def sends_content(t: ir.Type) -> bool:
+    """Whether a return type is media (or an MCP text block): sent as content blocks, so the
+    tool declares no ``outputSchema`` though the type is a class with fields."""
+    return bool(t.ref) and is_media_class(t.ref)
 
 
 def _not_an_object(name: str, value: Any) -> toolcall.ToolError:

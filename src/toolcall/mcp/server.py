@@ -48,7 +48,7 @@ import toolcall
 from toolcall import ir
 from toolcall.adapters._common import specs
 from toolcall.mcp.calls import DEPARTURE, CallLimits, Calls, Departure, Watching, watch_beside
-from toolcall.mcp.results import tool_result
+from toolcall.mcp.results import sends_content, tool_result
 
 __all__ = [
     "REQUEST_ID_HEADER",
@@ -619,6 +619,8 @@ def _output_schema(tool: ir.Tool) -> dict[str, Any] | None:
 
     value_type = tool.returns
     if value_type is None or value_type.kind != "object" or value_type.nullable:
+        return None
+    if sends_content(value_type):
         return None
     schema = output_schema(value_type)
     # a NamedTuple or an array_like Struct is written as an array; {} means nothing certain
