@@ -46,7 +46,7 @@ __all__ = [
     "Type",
 ]
 
-FORMAT_VERSION: Final = 4
+FORMAT_VERSION: Final = 5
 """Bumped whenever the shape or meaning of the IR changes; part of every cache key."""
 
 Kind = Literal[
