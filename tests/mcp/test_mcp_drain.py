@@ -137,3 +137,12 @@ async def test_a_session_stream_does_not_hold_the_drain_for_the_grace_period() -
                 async for _ in listening.aiter_bytes():  # ends: the server closed it
                     pass
     assert status == 0
+
+
+def test_a_sigterm_while_the_workers_start_ends_each_cleanly() -> None:
+    """The supervisor announces before its workers serve: one told before it takes the
+    signal would be killed by it (status -15); it is told once it serves, and drains."""
+    with serving("prodtools", "--stateless", "--workers", "2") as served:
+        status = served.stop()
+    assert not [line for line in served.lines if "ended with status" in line]
+    assert status == 0, served.lines

@@ -17,8 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import signal
 import socket
+from collections.abc import Callable
 from types import FrameType
 from typing import Final
 
@@ -146,6 +146,11 @@ class UvicornServer(uvicorn.Server):
     _loop: asyncio.AbstractEventLoop | None = None
     _listening: tuple[socket.socket, ...] = ()
 
+    def __init__(self, config: uvicorn.Config, serving: Callable[[], object] | None = None):
+        """``serving`` is called once the server serves and takes the signals."""
+        super().__init__(config)
+        self._serving = serving
+
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
         self._listening = tuple(sockets or ())
@@ -153,8 +158,8 @@ class UvicornServer(uvicorn.Server):
         await super().startup(sockets)
         for sock in self._listening:
             sock.listen(_QUEUE)  # the kernel's queue; uvicorn's backlog bounds each burst
-        # a worker's supervisor held them back until the drain could answer them
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTERM, signal.SIGINT))
+        if self._serving is not None:
+            self._serving()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if not self.should_exit and self._loop is not None:

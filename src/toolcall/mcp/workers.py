@@ -18,8 +18,7 @@ import os
 import signal
 import socket
 import sys
-import threading
-from multiprocessing.process import BaseProcess
+import time
 from types import FrameType
 from typing import Any
 
@@ -98,87 +97,96 @@ def serve_workers(
         return _Supervisor(config, sock, options.workers).run()
 
 
-_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
-
 class _Supervisor:
     """uvicorn's worker model, with the stop in the order a load balancer needs.
 
     uvicorn's supervisor keeps its copy of the socket until every worker has exited: the
     kernel still completed connections no process would accept any more, and reset them
-    when it closed, requests sent included. Here the copy is closed in the signal handler,
-    before the workers are told; each worker closes its own at once (``UvicornServer``), so
-    the socket stops listening as the last worker stops accepting.
+    when it closed, requests sent included. Here the copy is closed first, then the workers
+    are told; each closes its own at once (``UvicornServer``), so the socket stops listening
+    as the last worker stops accepting. The signal handler only notes the signal (a lock
+    taken there could be the one the interrupted code holds); the loop acts within 50 ms.
     """
 
     def __init__(self, config: Any, sock: socket.socket, count: int) -> None:
         self.config = config
         self.sock = sock
         self.count = count
-        self.stopping = threading.Event()
-        self.processes: list[BaseProcess] = []
-        self._spawn = multiprocessing.get_context("spawn").Process
+        self.stopping = False
+        self.workers: list[_Worker] = []
 
     def run(self) -> int:
-        previous = {number: signal.signal(number, self._stop) for number in _SIGNALS}
+        signals = (signal.SIGTERM, signal.SIGINT)
+        previous = {number: signal.signal(number, self._stop) for number in signals}
         try:
-            while len(self.processes) < self.count and not self.stopping.is_set():
-                self.processes.append(self._start())
-            while not self.stopping.wait(0.5):
+            while len(self.workers) < self.count and not self.stopping:
+                self.workers.append(_Worker(self.config, self.sock))
+            while not self.stopping:
+                time.sleep(0.05)
                 self._replace_dead()
-            self._tell_workers()  # a signal may have come while one was starting
-            for process in self.processes:
-                process.join()
+            self.sock.close()
+            while not self._all_told():
+                time.sleep(0.05)  # one still starting is told once it serves
+            for worker in self.workers:
+                worker.process.join()
         finally:
             for number, handler in previous.items():
                 signal.signal(number, handler)
-        for process in self.processes:
-            if process.exitcode not in (0, 1):  # 1: it said what it cut off
-                _log.error(
-                    "toolcall: worker %s ended with status %s", process.pid, process.exitcode
-                )
-        return 0 if all(process.exitcode == 0 for process in self.processes) else 1
-
-    def _start(self) -> BaseProcess:
-        """A worker, born with SIGTERM and SIGINT held back: one sent before it can drain
-        would kill it (status -15); its server lets them in once it serves."""
-        process = self._spawn(target=_work, args=(self.config, [self.sock]), daemon=False)
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
-        try:
-            process.start()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        return process
+        statuses = [worker.process.exitcode for worker in self.workers]
+        for worker, status in zip(self.workers, statuses, strict=True):
+            if status not in (0, 1):  # 1: it said what it cut off
+                _log.error("toolcall: worker %s ended with status %s", worker.process.pid, status)
+        return 0 if all(status == 0 for status in statuses) else 1
 
     def _stop(self, sig: int, frame: FrameType | None) -> None:
-        if not self.stopping.is_set():
-            self.stopping.set()
-            self.sock.close()
-            self._tell_workers()
+        self.stopping = True
 
-    def _tell_workers(self) -> None:
-        for process in self.processes:
-            if process.exitcode is None and process.pid is not None:
-                os.kill(process.pid, signal.SIGTERM)
+    def _all_told(self) -> bool:
+        told = [worker.tell() for worker in self.workers]  # each, not up to the first
+        return all(told)
 
     def _replace_dead(self) -> None:
-        for index, process in enumerate(self.processes):
-            if process.is_alive() or self.stopping.is_set():
+        for index, worker in enumerate(self.workers):
+            process = worker.process
+            if process.is_alive() or self.stopping:
                 continue
             if process.exitcode == STARTUP_FAILURE:  # every replacement would fail alike
                 _log.error("toolcall: a worker failed to start; stopping")
-                self._stop(signal.SIGTERM, None)
+                self.stopping = True
                 return
             _log.error(
                 "toolcall: worker %s exited (%s); starting another", process.pid, process.exitcode
             )
-            self.processes[index] = self._start()
+            self.workers[index] = _Worker(self.config, self.sock)
 
 
-def _work(config: Any, sockets: list[socket.socket]) -> None:
+class _Worker:
+    """A worker process, and whether it serves yet: a SIGTERM sent before its server takes
+    the signal kills it (status -15), so it is told only then."""
+
+    __slots__ = ("process", "serving", "told")
+
+    def __init__(self, config: Any, sock: socket.socket) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.serving = context.Event()
+        self.process = context.Process(target=_work, args=(config, [sock], self.serving))
+        self.process.start()
+        self.told = False
+
+    def tell(self) -> bool:
+        """Send SIGTERM if it serves; whether it has been told (or has ended)."""
+        process = self.process
+        if not self.told and process.exitcode is None and self.serving.is_set():
+            assert process.pid is not None
+            os.kill(process.pid, signal.SIGTERM)
+            self.told = True
+        return self.told or process.exitcode is not None
+
+
+def _work(config: Any, sockets: list[socket.socket], serving: Any) -> None:
     """A worker process: uvicorn's server on the parent's socket."""
     config.configure_logging()
-    UvicornServer(config).run(sockets=sockets)
+    UvicornServer(config, serving=serving.set).run(sockets=sockets)
 
 
 def worker_app() -> Front:
