@@ -9,14 +9,19 @@ grace period runs, is lost. Counts, never timings.
 
 from __future__ import annotations
 
+import json
 import signal
+import socket
+import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
 import pytest
-from served import JSON_HEADERS, Served, modern_call, modern_headers, rpc, serving
+from served import JSON_HEADERS, Served, modern_call, modern_headers, rpc, serving, until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.long]
 
@@ -146,3 +151,54 @@ def test_a_sigterm_while_the_workers_start_ends_each_cleanly() -> None:
         status = served.stop()
     assert not [line for line in served.lines if "ended with status" in line]
     assert status == 0, served.lines
+
+
+def test_connections_the_kernel_completed_before_the_signal_are_served(tmp_path: Path) -> None:
+    """Requests sent on connections the kernel completed while the event loop was busy (a
+    plain tool run --inline holds it) are answered right once it is free, not reset with the
+    socket nor refused: the server accepts them as it stops accepting."""
+    marker = tmp_path / "running"
+    with serving("prodtools", "--stateless", "--inline", "--grace", "60") as served:
+        parts = urlsplit(served.url)
+        assert parts.hostname is not None
+        assert parts.port is not None
+        holding = threading.Thread(
+            target=httpx2.post,
+            args=(served.url,),
+            kwargs={
+                "json": modern_call("hold", {"marker": str(marker), "seconds": 120}),
+                "headers": modern_headers("tools/call", "hold"),
+                "timeout": 60,
+            },
+            daemon=True,
+        )
+        holding.start()
+        until(marker.exists)  # the event loop is held from here
+        waiting = [socket.create_connection((parts.hostname, parts.port)) for _ in range(4)]
+        for n, sock in enumerate(waiting):
+            body = json.dumps(modern_call("tag", {"n": n}, id=n)).encode()
+            head = [f"POST {parts.path} HTTP/1.1", f"Host: {parts.netloc}"]
+            head += [
+                f"{name}: {value}" for name, value in modern_headers("tools/call", "tag").items()
+            ]
+            head += [f"Content-Length: {len(body)}", "", ""]
+            sock.sendall("\r\n".join(head).encode() + body)
+        served.process.send_signal(signal.SIGTERM)
+        (tmp_path / "running.release").touch()
+        answers = [_read_all(sock) for sock in waiting]
+        holding.join(60)
+        status = served.wait()
+    for n, answer in enumerate(answers):
+        assert answer.startswith(b"HTTP/1.1 200 "), answer
+        result = json.loads(answer.split(b"\r\n\r\n", 1)[1])["result"]
+        assert result["structuredContent"]["n"] == n
+    assert status == 0
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    sock.settimeout(60)
+    chunks = []
+    with sock:
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)

@@ -150,6 +150,7 @@ class UvicornServer(uvicorn.Server):
         """``serving`` is called once the server serves and takes the signals."""
         super().__init__(config)
         self._serving = serving
+        self._handing: set[asyncio.Task[None]] = set()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
@@ -187,7 +188,9 @@ class UvicornServer(uvicorn.Server):
         assert self._loop is not None
         for connection in accepted:
             connection.setblocking(False)
-            self._loop.create_task(_serve_accepted(self._loop, protocol, connection))
+            task = self._loop.create_task(_serve_accepted(self._loop, protocol, connection))
+            self._handing.add(task)  # the loop holds a task weakly
+            task.add_done_callback(self._handing.discard)
 
 
 async def _serve_accepted(
