@@ -256,17 +256,6 @@ def search(
     return 0
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        msg = f"invalid count {text!r}: expected a positive integer"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
 # -- watch ------------------------------------------------------------------------------
 
 
@@ -393,7 +382,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument(
         "-k",
         "--k",
-        type=_positive,
+        type=serve.positive_int,
         default=5,
         metavar="N",
         help="how many tools to print at most (default: 5)",

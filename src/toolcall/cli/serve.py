@@ -17,7 +17,7 @@ from typing import Any
 
 from toolcall.cli.imports import load_targets, prepare_sys_path, resolve_targets
 
-__all__ = ["UsageError", "add_parser", "run"]
+__all__ = ["UsageError", "add_parser", "positive_int", "run"]
 
 
 class UsageError(Exception):
@@ -298,7 +298,7 @@ def _repeatable(group: Any, name: str, metavar: str, help: str, *, default: str 
 def _count(
     group: Any, name: str, default: int | None, help: str, metavar: str | None = None
 ) -> None:
-    group.add_argument(name, type=_positive_int, default=default, metavar=metavar, help=help)
+    group.add_argument(name, type=positive_int, default=default, metavar=metavar, help=help)
 
 
 def _duration(group: Any, name: str, default: float, help: str) -> None:
@@ -312,7 +312,8 @@ def _duration(group: Any, name: str, default: float, help: str) -> None:
     )
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
     try:
         number = int(text)
     except ValueError:

@@ -9,19 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
 
-from toolcall.providers._wire import (
-    Blob,
-    Call,
-    Provider,
-    Reply,
-    SupportsArun,
-    SupportsRun,
-    check_type,
-    fallback_text,
-    field,
-    items,
-    optional,
-)
+import toolcall.providers._wire as wire
 
 __all__ = [
     "AnthropicToolResult",
@@ -45,21 +33,25 @@ else:
     AnthropicToolResult: TypeAlias = _AnthropicToolResult
 
 
-def _read(block: Any) -> Call:
+def _read(block: Any) -> wire.Call:
     what = "an Anthropic tool_use block"
-    check_type(block, "tool_use", what)
-    return Call(field(block, "id", what), field(block, "name", what), field(block, "input", what))
+    wire.check_type(block, "tool_use", what)
+    return wire.Call(
+        wire.field(block, "id", what),
+        wire.field(block, "name", what),
+        wire.field(block, "input", what),
+    )
 
 
 def _calls(message: Any) -> list[Any]:
     return [
         block
-        for block in items(message, "content", "an assistant message")
-        if optional(block, "type") == "tool_use"
+        for block in wire.items(message, "content", "an assistant message")
+        if wire.optional(block, "type") == "tool_use"
     ]
 
 
-def _write(call: Call, reply: Reply, failed: bool) -> AnthropicToolResult:
+def _write(call: wire.Call, reply: wire.Reply, failed: bool) -> AnthropicToolResult:
     """The result block; ``is_error`` as well as the error text, since this API has a place
     for it."""
     block: AnthropicToolResult = {"type": "tool_result", "tool_use_id": call.id, "content": ""}
@@ -76,7 +68,7 @@ def _write(call: Call, reply: Reply, failed: bool) -> AnthropicToolResult:
 _IMAGES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 
 
-def _block(part: str | Blob) -> dict[str, Any]:
+def _block(part: str | wire.Blob) -> dict[str, Any]:
     if isinstance(part, str):
         return {"type": "text", "text": part}
     if part.kind == "image" and part.mime_type in _IMAGES:
@@ -88,35 +80,37 @@ def _block(part: str | Blob) -> dict[str, Any]:
     text = part.as_text() if part.kind == "file" else None
     if text is not None:
         return _document({"type": "text", "media_type": "text/plain", "data": text}, part)
-    return {"type": "text", "text": fallback_text(part, "Anthropic")}
+    return {"type": "text", "text": wire.fallback_text(part, "Anthropic")}
 
 
-def _document(source: dict[str, Any], part: Blob) -> dict[str, Any]:
+def _document(source: dict[str, Any], part: wire.Blob) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "document", "source": source}
     if part.name:
         block["title"] = part.name
     return block
 
 
-_ANTHROPIC = Provider(_read, _calls, _write)
+_ANTHROPIC = wire.Provider(_read, _calls, _write)
 
 
-def anthropic_tool_result(toolbox: SupportsRun, block: Any) -> AnthropicToolResult:
+def anthropic_tool_result(toolbox: wire.SupportsRun, block: Any) -> AnthropicToolResult:
     """Run one ``tool_use`` block; the ``tool_result`` block that answers it."""
     return _ANTHROPIC.answer(toolbox, block)
 
 
-def anthropic_tool_results(toolbox: SupportsRun, message: Any) -> list[AnthropicToolResult]:
+def anthropic_tool_results(toolbox: wire.SupportsRun, message: Any) -> list[AnthropicToolResult]:
     """One ``tool_result`` per ``tool_use`` block of an assistant message (its ``content``, or
     the list itself): the content of the next user message."""
     return _ANTHROPIC.answer_all(toolbox, message)
 
 
-async def aanthropic_tool_result(toolbox: SupportsArun, block: Any) -> AnthropicToolResult:
+async def aanthropic_tool_result(toolbox: wire.SupportsArun, block: Any) -> AnthropicToolResult:
     """Like :func:`anthropic_tool_result`, awaiting the call."""
     return await _ANTHROPIC.aanswer(toolbox, block)
 
 
-async def aanthropic_tool_results(toolbox: SupportsArun, message: Any) -> list[AnthropicToolResult]:
+async def aanthropic_tool_results(
+    toolbox: wire.SupportsArun, message: Any
+) -> list[AnthropicToolResult]:
     """Like :func:`anthropic_tool_results`, running the calls concurrently, in order."""
     return await _ANTHROPIC.aanswer_all(toolbox, message)

@@ -13,18 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
-from toolcall.providers._wire import (
-    Blob,
-    Call,
-    Provider,
-    Reply,
-    SupportsArun,
-    SupportsRun,
-    fallback_text,
-    field,
-    items,
-    optional,
-)
+import toolcall.providers._wire as wire
 
 __all__ = [
     "BedrockToolResult",
@@ -46,13 +35,15 @@ class BedrockToolResult(TypedDict):
     toolResult: _BedrockResult
 
 
-def _read(block: Any) -> Call:
+def _read(block: Any) -> wire.Call:
     what = "a Bedrock toolUse content block"
-    use = optional(block, "toolUse")
+    use = wire.optional(block, "toolUse")
     if use is not None:
         block = use
-    return Call(
-        field(block, "toolUseId", what), field(block, "name", what), field(block, "input", what)
+    return wire.Call(
+        wire.field(block, "toolUseId", what),
+        wire.field(block, "name", what),
+        wire.field(block, "input", what),
     )
 
 
@@ -60,10 +51,10 @@ def _calls(message: Any) -> list[Any]:
     """The ``toolUse`` blocks of a Converse response, its message, or its content list."""
     if isinstance(message, Mapping) and "output" in message:
         message = message["output"].get("message", {})
-    return [block for block in items(message, "content", "a message") if "toolUse" in block]
+    return [block for block in wire.items(message, "content", "a message") if "toolUse" in block]
 
 
-def _write(call: Call, reply: Reply, failed: bool) -> BedrockToolResult:
+def _write(call: wire.Call, reply: wire.Reply, failed: bool) -> BedrockToolResult:
     status: Literal["success", "error"] = "error" if failed else "success"
     if reply.parts is None:
         content = [{"text": reply.text}]
@@ -93,7 +84,7 @@ _DOCUMENT_FORMATS = {
 _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9\-()\[\] ]+")
 
 
-def _block(part: str | Blob) -> dict[str, Any]:
+def _block(part: str | wire.Blob) -> dict[str, Any]:
     if isinstance(part, str):
         return {"text": part}
     image = _IMAGE_FORMATS.get(part.mime_type) if part.kind == "image" else None
@@ -105,23 +96,25 @@ def _block(part: str | Blob) -> dict[str, Any]:
         name = " ".join(_NOT_IN_NAME.sub(" ", stem).split()) or "document"
         source = {"bytes": base64.b64decode(part.data)}
         return {"document": {"format": document, "name": name, "source": source}}
-    return {"text": fallback_text(part, "Bedrock")}
+    return {"text": wire.fallback_text(part, "Bedrock")}
 
 
-_BEDROCK = Provider(_read, _calls, _write)
+_BEDROCK = wire.Provider(_read, _calls, _write)
 
 
-def bedrock_tool_result(toolbox: SupportsRun, block: Any) -> BedrockToolResult:
+def bedrock_tool_result(toolbox: wire.SupportsRun, block: Any) -> BedrockToolResult:
     """Run one ``{"toolUse": ...}`` content block; the ``toolResult`` block that answers it."""
     return _BEDROCK.answer(toolbox, block)
 
 
-def bedrock_tool_results(toolbox: SupportsRun, message: Any) -> list[BedrockToolResult]:
+def bedrock_tool_results(toolbox: wire.SupportsRun, message: Any) -> list[BedrockToolResult]:
     """One ``toolResult`` per ``toolUse`` block of a Converse response (or its ``message``,
     or the content list): the content of the next ``{"role": "user"}`` message."""
     return _BEDROCK.answer_all(toolbox, message)
 
 
-async def abedrock_tool_results(toolbox: SupportsArun, message: Any) -> list[BedrockToolResult]:
+async def abedrock_tool_results(
+    toolbox: wire.SupportsArun, message: Any
+) -> list[BedrockToolResult]:
     """Like :func:`bedrock_tool_results`, running the calls concurrently, in order."""
     return await _BEDROCK.aanswer_all(toolbox, message)

@@ -12,17 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 import msgspec
 
-from toolcall.providers._wire import (
-    Call,
-    Provider,
-    Reply,
-    SupportsArun,
-    SupportsRun,
-    fallback_text,
-    field,
-    items,
-    optional,
-)
+import toolcall.providers._wire as wire
 
 __all__ = [
     "GeminiFunctionResponse",
@@ -44,31 +34,35 @@ else:
     GeminiFunctionResponse: TypeAlias = _GeminiFunctionResponse
 
 
-def _read(call: Any) -> Call:
+def _read(call: Any) -> wire.Call:
     """A ``FunctionCall`` (or a ``Part`` holding one, or the same as dicts)."""
-    inner = optional(call, "function_call")
+    inner = wire.optional(call, "function_call")
     if inner is not None:
         call = inner
-    args = optional(call, "args")
+    args = wire.optional(call, "args")
     what = "a Gemini function call"
-    return Call(optional(call, "id"), field(call, "name", what), {} if args is None else args)
+    return wire.Call(
+        wire.optional(call, "id"), wire.field(call, "name", what), {} if args is None else args
+    )
 
 
 def _calls(response: Any) -> list[Any]:
     """The function calls of a ``GenerateContentResponse``, a ``Content`` or a list."""
     if isinstance(response, list | tuple):
         return [item for item in response if _is_call(item)]
-    calls = optional(response, "function_calls")
+    calls = wire.optional(response, "function_calls")
     if calls is not None:
         return list(calls)
-    return [part for part in items(response, "parts", "a Content") if _is_call(part)]
+    return [part for part in wire.items(response, "parts", "a Content") if _is_call(part)]
 
 
 def _is_call(item: Any) -> bool:
-    return optional(item, "function_call") is not None or optional(item, "name") is not None
+    return (
+        wire.optional(item, "function_call") is not None or wire.optional(item, "name") is not None
+    )
 
 
-def _write(call: Call, reply: Reply, failed: bool) -> GeminiFunctionResponse:
+def _write(call: wire.Call, reply: wire.Reply, failed: bool) -> GeminiFunctionResponse:
     """The ``function_response`` part; its ``response`` is an object (what this API takes):
     the value under ``output``, or the error object itself."""
     answered: Any = {"name": call.name}
@@ -84,7 +78,7 @@ def _write(call: Call, reply: Reply, failed: bool) -> GeminiFunctionResponse:
         if isinstance(part, str):
             texts.append(part)
         elif part.kind == "link":
-            texts.append(fallback_text(part, "Gemini"))
+            texts.append(wire.fallback_text(part, "Gemini"))
         else:
             blob = {"mime_type": part.mime_type, "data": base64.b64decode(part.data)}
             if part.name:
@@ -95,15 +89,17 @@ def _write(call: Call, reply: Reply, failed: bool) -> GeminiFunctionResponse:
     return {"function_response": answered}
 
 
-_GEMINI = Provider(_read, _calls, _write)
+_GEMINI = wire.Provider(_read, _calls, _write)
 
 
-def gemini_function_response(toolbox: SupportsRun, call: Any) -> GeminiFunctionResponse:
+def gemini_function_response(toolbox: wire.SupportsRun, call: Any) -> GeminiFunctionResponse:
     """Run one ``FunctionCall`` (or a ``Part`` holding one); the ``function_response`` part."""
     return _GEMINI.answer(toolbox, call)
 
 
-def gemini_function_responses(toolbox: SupportsRun, response: Any) -> list[GeminiFunctionResponse]:
+def gemini_function_responses(
+    toolbox: wire.SupportsRun, response: Any
+) -> list[GeminiFunctionResponse]:
     """One ``function_response`` part per function call of a ``GenerateContentResponse``
     (its ``function_calls``), a ``Content`` (its parts) or a list: the parts of the next
     ``Content(role="user", parts=...)``."""
@@ -111,7 +107,7 @@ def gemini_function_responses(toolbox: SupportsRun, response: Any) -> list[Gemin
 
 
 async def agemini_function_responses(
-    toolbox: SupportsArun, response: Any
+    toolbox: wire.SupportsArun, response: Any
 ) -> list[GeminiFunctionResponse]:
     """Like :func:`gemini_function_responses`, running the calls concurrently, in order."""
     return await _GEMINI.aanswer_all(toolbox, response)

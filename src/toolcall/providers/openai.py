@@ -14,20 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 import msgspec
 
+import toolcall.providers._wire as wire
 from toolcall import ToolError
-from toolcall.providers._wire import (
-    Blob,
-    Call,
-    Provider,
-    Reply,
-    SupportsArun,
-    SupportsRun,
-    check_type,
-    fallback_text,
-    field,
-    items,
-    optional,
-)
 
 __all__ = [
     "OpenAIToolMessage",
@@ -92,50 +80,52 @@ def decode_arguments(arguments: Any) -> Any:
 # Chat Completions.
 
 
-def _chat_call(tool_call: Any) -> Call:
+def _chat_call(tool_call: Any) -> wire.Call:
     what = "an OpenAI tool call"
-    check_type(tool_call, "function", what)
-    function = field(tool_call, "function", what)
-    return Call(
-        field(tool_call, "id", what),
-        field(function, "name", "a tool call's function"),
-        decode_arguments(field(function, "arguments", "a tool call's function")),
+    wire.check_type(tool_call, "function", what)
+    function = wire.field(tool_call, "function", what)
+    return wire.Call(
+        wire.field(tool_call, "id", what),
+        wire.field(function, "name", "a tool call's function"),
+        decode_arguments(wire.field(function, "arguments", "a tool call's function")),
     )
 
 
 def _chat_calls(message: Any) -> list[Any]:
     return [
         call
-        for call in items(message, "tool_calls", "an assistant message")
-        if optional(call, "type") in ("function", None)
+        for call in wire.items(message, "tool_calls", "an assistant message")
+        if wire.optional(call, "type") in ("function", None)
     ]
 
 
-def _chat_message(call: Call, reply: Reply, failed: bool) -> OpenAIToolMessage:
+def _chat_message(call: wire.Call, reply: wire.Reply, failed: bool) -> OpenAIToolMessage:
     text = reply.text if reply.parts is None else reply.fallback("Chat Completions")
     return {"role": "tool", "tool_call_id": call.id, "content": text}
 
 
-_CHAT = Provider(_chat_call, _chat_calls, _chat_message)
+_CHAT = wire.Provider(_chat_call, _chat_calls, _chat_message)
 
 
-def openai_tool_message(toolbox: SupportsRun, tool_call: Any) -> OpenAIToolMessage:
+def openai_tool_message(toolbox: wire.SupportsRun, tool_call: Any) -> OpenAIToolMessage:
     """Run one ``tool_calls`` entry; the ``role: tool`` message that answers it."""
     return _CHAT.answer(toolbox, tool_call)
 
 
-def openai_tool_messages(toolbox: SupportsRun, message: Any) -> list[OpenAIToolMessage]:
+def openai_tool_messages(toolbox: wire.SupportsRun, message: Any) -> list[OpenAIToolMessage]:
     """One tool message per function call of an assistant message (its ``tool_calls``, or
     the list itself); append them after the assistant message."""
     return _CHAT.answer_all(toolbox, message)
 
 
-async def aopenai_tool_message(toolbox: SupportsArun, tool_call: Any) -> OpenAIToolMessage:
+async def aopenai_tool_message(toolbox: wire.SupportsArun, tool_call: Any) -> OpenAIToolMessage:
     """Like :func:`openai_tool_message`, awaiting the call."""
     return await _CHAT.aanswer(toolbox, tool_call)
 
 
-async def aopenai_tool_messages(toolbox: SupportsArun, message: Any) -> list[OpenAIToolMessage]:
+async def aopenai_tool_messages(
+    toolbox: wire.SupportsArun, message: Any
+) -> list[OpenAIToolMessage]:
     """Like :func:`openai_tool_messages`, running the calls concurrently (a model's parallel
     tool calls), the messages in the calls' order."""
     return await _CHAT.aanswer_all(toolbox, message)
@@ -144,32 +134,34 @@ async def aopenai_tool_messages(toolbox: SupportsArun, message: Any) -> list[Ope
 # Responses.
 
 
-def _responses_call(item: Any) -> Call:
+def _responses_call(item: Any) -> wire.Call:
     what = "a Responses function_call item"
-    check_type(item, "function_call", what)
-    return Call(
-        field(item, "call_id", what),
-        field(item, "name", what),
-        decode_arguments(field(item, "arguments", what)),
+    wire.check_type(item, "function_call", what)
+    return wire.Call(
+        wire.field(item, "call_id", what),
+        wire.field(item, "name", what),
+        decode_arguments(wire.field(item, "arguments", what)),
     )
 
 
 def _responses_calls(response: Any) -> list[Any]:
     return [
         item
-        for item in items(response, "output", "a response")
-        if optional(item, "type") == "function_call"
+        for item in wire.items(response, "output", "a response")
+        if wire.optional(item, "type") == "function_call"
     ]
 
 
-def _responses_item(call: Call, reply: Reply, failed: bool) -> ResponsesFunctionCallOutput:
+def _responses_item(
+    call: wire.Call, reply: wire.Reply, failed: bool
+) -> ResponsesFunctionCallOutput:
     if reply.parts is None:
         return {"type": "function_call_output", "call_id": call.id, "output": reply.text}
     output: list[Any] = [_responses_part(p) for p in reply.parts if p]
     return {"type": "function_call_output", "call_id": call.id, "output": output}
 
 
-def _responses_part(part: str | Blob) -> dict[str, Any]:
+def _responses_part(part: str | wire.Blob) -> dict[str, Any]:
     if isinstance(part, str):
         return {"type": "input_text", "text": part}
     data_url = f"data:{part.mime_type};base64,{part.data}"
@@ -177,30 +169,32 @@ def _responses_part(part: str | Blob) -> dict[str, Any]:
         return {"type": "input_image", "image_url": data_url}
     if part.kind == "file":
         return {"type": "input_file", "file_data": data_url, "filename": part.name or "file"}
-    return {"type": "input_text", "text": fallback_text(part, "Responses")}
+    return {"type": "input_text", "text": wire.fallback_text(part, "Responses")}
 
 
-_RESPONSES = Provider(_responses_call, _responses_calls, _responses_item)
+_RESPONSES = wire.Provider(_responses_call, _responses_calls, _responses_item)
 
 
-def responses_output(toolbox: SupportsRun, item: Any) -> ResponsesFunctionCallOutput:
+def responses_output(toolbox: wire.SupportsRun, item: Any) -> ResponsesFunctionCallOutput:
     """Run one ``function_call`` output item; the ``function_call_output`` input item."""
     return _RESPONSES.answer(toolbox, item)
 
 
-def responses_outputs(toolbox: SupportsRun, response: Any) -> list[ResponsesFunctionCallOutput]:
+def responses_outputs(
+    toolbox: wire.SupportsRun, response: Any
+) -> list[ResponsesFunctionCallOutput]:
     """One output item per ``function_call`` of a response (its ``output``, or the list
     itself); send them as input after the response's output items."""
     return _RESPONSES.answer_all(toolbox, response)
 
 
-async def aresponses_output(toolbox: SupportsArun, item: Any) -> ResponsesFunctionCallOutput:
+async def aresponses_output(toolbox: wire.SupportsArun, item: Any) -> ResponsesFunctionCallOutput:
     """Like :func:`responses_output`, awaiting the call."""
     return await _RESPONSES.aanswer(toolbox, item)
 
 
 async def aresponses_outputs(
-    toolbox: SupportsArun, response: Any
+    toolbox: wire.SupportsArun, response: Any
 ) -> list[ResponsesFunctionCallOutput]:
     """Like :func:`responses_outputs`, running the calls concurrently, in order."""
     return await _RESPONSES.aanswer_all(toolbox, response)
