@@ -42,17 +42,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NO_MCP = "toolcall.mcp needs the mcp package: pip install 'pytoolcall[mcp]'"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(params=["legacy", "auto"])
-def mode(request: pytest.FixtureRequest) -> str:
-    """How the in-process client connects: initialize handshake, or the 2026 protocol."""
-    return str(request.param)
-
-
 # -- tools with object and other return types ------------------------------------------
 
 

@@ -29,11 +29,6 @@ ISSUER = "https://issuer.example"
 AUDIENCE = "toolcall-tests"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def token_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("secrets") / "token"

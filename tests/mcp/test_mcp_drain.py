@@ -26,11 +26,6 @@ from served import JSON_HEADERS, Served, modern_call, modern_headers, rpc, servi
 pytestmark = [pytest.mark.anyio, pytest.mark.long]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass
 class Tally:
     """What the clients saw, call by call."""

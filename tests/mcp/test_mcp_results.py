@@ -14,68 +14,24 @@ import mcp.types as mcp_types
 import pytest
 from mcp import Client
 
-import pydantic
 import toolcall
 import toolcall.mcp
+from results import (
+    PDF,
+    PNG,
+    PNG64,
+    WAV,
+    Quote,
+    greet,
+    mixed,
+    quote,
+    quotes,
+    report,
+    shot,
+    speech,
+)
 
 pytestmark = pytest.mark.anyio
-
-PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
-PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
-WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
-PNG64 = base64.b64encode(PNG).decode()
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(params=["legacy", "auto"])
-def mode(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-class Quote(pydantic.BaseModel):
-    """A price quote."""
-
-    symbol: str
-    price: float = pydantic.Field(alias="lastPrice", description="the last price")
-
-
-def greet(city: str) -> str:
-    """Greet a city."""
-    return f'Hello, "{city}"!\nBye.'
-
-
-def quote(symbol: str) -> Quote:
-    """A quote."""
-    return Quote(symbol=symbol, lastPrice=1.5)
-
-
-def quotes() -> list[Quote]:
-    """Quotes."""
-    return [Quote(symbol="A", lastPrice=1)]
-
-
-def shot() -> toolcall.Image:
-    """A screenshot."""
-    return toolcall.Image(data=PNG)
-
-
-def speech() -> toolcall.Audio:
-    """Speech."""
-    return toolcall.Audio(data=WAV)
-
-
-def report() -> toolcall.File:
-    """A PDF report."""
-    return toolcall.File(data=PDF, name="report.pdf")
-
-
-def mixed() -> list[str | toolcall.Image | toolcall.File]:
-    """Text, an image and a CSV file."""
-    return ["the chart:", toolcall.Image(data=PNG), toolcall.File(data=b"a,b\n", name="t.csv")]
 
 
 def sdk_blocks() -> list[Any]:

@@ -28,11 +28,6 @@ import subproc
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _in_threads(
     served: Served, calls: list[tuple[str, dict[str, Any]]]
 ) -> tuple[list[Any], list[threading.Thread]]:

@@ -19,11 +19,6 @@ import toolcall.mcp
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 _TOOLS = '''
 import dataclasses
 import enum
