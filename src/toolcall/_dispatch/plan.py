@@ -257,6 +257,20 @@ class _Binder:
             for name in tool.injected
         )
 
+    def _bind_text(self, text: str | bytes | bytearray) -> tuple[list[Any], dict[str, Any]] | Err:
+        """Arguments given as JSON text, what OpenAI-style providers send: decoded as
+        ``json.loads`` decodes them, so the answer is exactly that of ``run(json.loads(text))``
+        (SPEC 5); text that is not JSON answers ``invalid_arguments``, saying why."""
+        import json  # only for text: a mapping never pays for it
+
+        try:
+            decoded = json.loads(text)
+        except ValueError as exc:  # JSONDecodeError, and undecodable bytes
+            return Err(ToolError.invalid_arguments(text, str(exc)))
+        except RecursionError:
+            return Err(ToolError.invalid_arguments(text, "nested too deeply"))
+        return self.bind(decoded)
+
     def inject(self, keywords: dict[str, Any], inject: Mapping[str, Any] | None) -> None:
         """Add the injected values; ``TypeError`` (the program's mistake) when one is missing."""
         for name, has_default, fill in self.injected:
@@ -273,6 +287,8 @@ class _Binder:
 
     def bind(self, args: Any) -> tuple[list[Any], dict[str, Any]] | Err:
         if type(args) is not dict and not isinstance(args, Mapping):
+            if isinstance(args, str | bytes | bytearray):
+                return self._bind_text(args)
             return Err(ToolError.invalid_arguments(args))
         undeclared: list[Any] = []
         if not self.declared.issuperset(args):

@@ -351,11 +351,6 @@ class ToolError:
             message = f"arguments must be a JSON object; they are not valid JSON ({detail})"
             return cls("invalid_arguments", message, value=args)
         message = f"arguments must be a JSON object, got {type(args).__name__}"
-        if isinstance(args, str | bytes | bytearray):
-            # the provider's arguments string, handed over undecoded
-            message += (
-                "; decode the JSON text first (json.loads), or use toolcall.providers, which does"
-            )
         return cls("invalid_arguments", message, value=args)
 
     @classmethod
