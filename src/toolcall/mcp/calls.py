@@ -215,7 +215,6 @@ class Calls:
     """The calls of one server process: admission, running, accounting, shutdown."""
 
     __slots__ = (
-        "_idle",
         "_scopes",
         "draining",
         "limits",
@@ -235,7 +234,6 @@ class Calls:
         self.draining = False
         self.lost = 0
         self._scopes: set[anyio.CancelScope] = set()
-        self._idle: anyio.Event | None = None
 
     def answers_json(self, requested: bool | None) -> bool:
         """Whether HTTP answers are JSON: as ``requested``, else unless a tool can stream."""
@@ -289,8 +287,6 @@ class Calls:
             return await self._guarded(call)
         finally:
             self.running -= 1
-            if self.running == 0 and self._idle is not None:
-                self._idle.set()
 
     async def _guarded(self, call: _Call) -> _Result:
         timeout = self.limits.timeout
@@ -326,14 +322,11 @@ class Calls:
             return toolcall.Err(toolcall.ToolError.busy(f"all {size} tool threads are busy"))
         return await future
 
-    async def drain(self, grace: float) -> None:
-        """Refuse new calls, let the running ones finish for ``grace`` seconds, then cut
-        off the rest (their callers get a ``shutting_down`` error; each counts as lost)."""
+    async def drain(self) -> None:
+        """Refuse new calls and cut off the running ones (their callers get a
+        ``shutting_down`` error; each counts as lost). The HTTP server calls it once its
+        grace period is over: until then it serves every call it accepted."""
         self.draining = True
-        if self.running:
-            self._idle = anyio.Event()
-            with anyio.move_on_after(grace):
-                await self._idle.wait()
         for scope in list(self._scopes):
             scope.cancel()
         while self.running:

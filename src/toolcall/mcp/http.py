@@ -337,7 +337,7 @@ class Front:
             async with asyncio.timeout(self.options.grace):
                 while self.calls.running or any(map(_may_call, self._connections)):
                     await asyncio.sleep(0.05)
-        await self.calls.drain(0)
+        await self.calls.drain()
         if self.calls.lost:
             _log.error("toolcall: %d call(s) cut off by the shutdown", self.calls.lost)
             self.failed = True
