@@ -361,7 +361,8 @@ def notes(results: dict[str, Any]) -> list[str]:
   messages, as over a real transport); the "server-side" rows call the server object's
   own `call_tool`, which skips the transport. The async tool does not suspend, so every
   row is dispatch cost.
-- **emit** is timed as `emit(module, "openai")`; `timeit`'s loop is in both it and the
+- **emit** is timed as `emit(module, "openai")`, the 1,000-tool module's as `emit(module,
+  "mcp")` (OpenAI accepts 128 tools, and `emit` refuses more); `timeit`'s loop is in both it and the
   dict lookup. A Python function that does nothing, called the same way, already costs
   {floor:.2f}x a dict subscript, so the 5x target leaves emit's own work {room * 1e9:.0f} ns;
   it takes {own * 1e9:.0f} ns. Passing `strict=True` by keyword costs more (CPython does not

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from toolcall._api.emit import derive, render
     from toolcall._api.run import arun, run
     from toolcall._api.toolbox import Toolbox, search
+    from toolcall._api.toolsearch import ToolSearch
     from toolcall._dispatch.content import Audio, File, Image
     from toolcall._dispatch.result import Err, Ok, ToolError, encode_result
     from toolcall._markers import Injected, Param, exclude, param, tool
@@ -45,6 +46,7 @@ __all__ = [
     "SearchDocument",
     "ToolError",
     "ToolRetry",
+    "ToolSearch",
     "Toolbox",
     "ToolcallWarning",
     "arun",
@@ -81,6 +83,7 @@ _LAZY: dict[str, str] = {
     "tool": "toolcall._markers",
     "Toolbox": "toolcall._api.toolbox",
     "search": "toolcall._api.toolbox",
+    "ToolSearch": "toolcall._api.toolsearch",
     "Hit": "toolcall._search.index",
     "Ranker": "toolcall._search.index",
     "SearchDocument": "toolcall._search.index",

@@ -47,6 +47,7 @@ def test_public_surface():
         "Ranker",
         "SearchDocument",
         "ToolRetry",
+        "ToolSearch",
         "ToolcallWarning",
         "Toolbox",
         "arun",

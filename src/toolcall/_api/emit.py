@@ -11,6 +11,7 @@ from typing import Any
 from toolcall import ir
 from toolcall._frozen import FrozenList
 from toolcall._load.registry import index
+from toolcall._render.variants import check_cap
 from toolcall._shared.names import FORMATS, check_format
 
 __all__ = ["derive", "describe", "emit", "render", "tool_names"]
@@ -23,7 +24,8 @@ def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> Fro
 
     Rendered once when the module was processed; this is a lookup. The result is
     read-only (``copy.deepcopy`` it to change it), so no caller can alter what the next
-    call returns.
+    call returns. A list longer than the provider accepts (OpenAI 128 tools, Gemini 512)
+    raises ``ValueError`` naming the cap.
 
     Examples
     --------
@@ -48,9 +50,12 @@ def emit(module: ModuleRef, format: str = "openai", strict: bool = False) -> Fro
     variants = lookup(module).variants
     if isinstance(format, str) and format in FORMATS:
         try:
-            return variants[format, strict]
+            found = variants[format, strict]
         except (KeyError, TypeError):
             pass
+        else:
+            check_cap(format, len(found))
+            return found
     check_format(format)
     msg = f"strict must be True or False, not {strict!r}"
     raise ValueError(msg)

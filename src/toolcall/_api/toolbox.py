@@ -14,6 +14,7 @@ from toolcall._frozen import FrozenList
 from toolcall._load.cold import entry_from_derived
 from toolcall._load.registry import ModuleEntry
 from toolcall._load.warm import lookup
+from toolcall._render.variants import CAPS, check_cap
 from toolcall._shared.gather import gather
 from toolcall._shared.names import FORMATS, check_format
 
@@ -82,13 +83,41 @@ class Toolbox:
         self._index: Index | None = None
 
     def emit(self, format: str = "openai", strict: bool = False) -> FrozenList:
-        """Every tool's definition, modules in the order given, tools in definition order."""
+        """Every tool's definition, modules in the order given, tools in definition order.
+
+        A list longer than the provider accepts (OpenAI 128 tools, Gemini 512) raises
+        ``ValueError`` naming the cap: send :meth:`select`'s few, or a
+        :class:`toolcall.ToolSearch`.
+        """
         try:
-            return self._variants[format, strict]
+            found = self._variants[format, strict]
         except (KeyError, TypeError):
             check_format(format)
             msg = f"strict must be True or False, not {strict!r}"
             raise ValueError(msg) from None
+        if len(found) > _SMALLEST_CAP:
+            check_cap(format, len(found))
+        return found
+
+    def definitions(
+        self, names: Iterable[str], format: str = "openai", strict: bool = False
+    ) -> list[Any]:
+        """The definitions of the tools ``names``, in that order, as :meth:`emit` gives
+        them (read-only), for a caller sending some of a catalog's tools (no cap applies:
+        the caller chose them). A name the box lacks raises ``ValueError``."""
+        try:
+            every = self._variants[format, strict]
+        except (KeyError, TypeError):
+            check_format(format)
+            msg = f"strict must be True or False, not {strict!r}"
+            raise ValueError(msg) from None
+        where = {name: i for i, name in enumerate(self._names)}
+        chosen = list(names)
+        unknown = [name for name in chosen if name not in where]
+        if unknown:
+            msg = f"no tool {', '.join(map(repr, unknown))} in this Toolbox"
+            raise ValueError(msg)
+        return [every[where[name]] for name in chosen]
 
     def describe(self) -> FrozenList:
         return self._describe
@@ -216,6 +245,9 @@ class Toolbox:
             pending = [gated(call) for call in pending]
         return await gather(pending)
 
+
+_SMALLEST_CAP: Final = min(CAPS.values())
+"""Up to this many tools no format is refused: the one comparison a box's ``emit`` pays."""
 
 _KEYS: Final = tuple((fmt, strict) for fmt in FORMATS for strict in (False, True))
 """The ``(format, strict)`` pairs a box emits, in the order each row holds its items."""

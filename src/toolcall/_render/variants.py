@@ -16,7 +16,11 @@ from toolcall._frozen import FrozenList, seal, seal_list
 from toolcall._render.envelope import Described, describe_item, envelope
 from toolcall._shared.names import FORMATS
 
-__all__ = ["Schemas", "Variants"]
+__all__ = ["CAPS", "Schemas", "Variants", "check_cap"]
+
+CAPS: Final[dict[str, int]] = {"openai": 128, "responses": 128, "gemini": 512}
+"""The most tools a provider accepts in one request, where it documents one: OpenAI refuses
+more (``array_above_max_length``), Gemini more function declarations."""
 
 Schemas = tuple[Sequence[Any], Sequence[Any]]
 """Each tool's frozen arguments schema for ``strict=False`` and for ``strict=True``."""
@@ -96,6 +100,20 @@ class Variants:
             flag = bool(strict)
             items = [envelope(t, fmt, flag, s, seal) for t, s in zip(tools, schemas, strict=True)]
         value: FrozenList = self._frozen.setdefault(key, seal_list(items))
-        if fmt in FORMATS:
+        if fmt in FORMATS and len(items) <= CAPS.get(fmt, len(items)):
+            # a list over its cap stays out of emit's fast lookup, whose miss then refuses it
             (self.strict if strict else self.plain)[fmt] = value
         return value
+
+
+def check_cap(fmt: str, count: int) -> None:
+    """Refuse a tool list longer than the provider ``fmt`` accepts, naming the cap and the fix."""
+    cap = CAPS.get(fmt)
+    if cap is not None and count > cap:
+        api = "Gemini" if fmt == "gemini" else "OpenAI"
+        msg = (
+            f"{count} tools is more than {api} accepts in one request ({cap}); send the few a "
+            "request needs: Toolbox.select(query, k) or toolcall.ToolSearch (see "
+            "docs/large-catalogs.md)"
+        )
+        raise ValueError(msg)

@@ -112,6 +112,9 @@ def run(args: argparse.Namespace, fail: type[Exception], warnings_reported: Any)
                 run_sync_in_thread=threaded,
                 strict=args.strict,
                 limits=limits,
+                tool_search=args.tool_search,
+                pinned=args.pin or (),
+                search_k=args.search_k,
             )
         except (toolcall.NotAToolModule, ValueError) as exc:
             raise fail(str(exc)) from None
@@ -190,6 +193,14 @@ def add_parser(commands: Any, port: Any) -> None:
     )
     add("--name", default="toolcall", help="server name shown to clients (default: toolcall)")
     _flag(serve, "--strict", "list the strict variant of every tool (for constrained decoding)")
+    search = serve.add_argument_group("tool search (large catalogs)")
+    _flag(
+        search,
+        "--tool-search",
+        "list only the pinned tools and a search_tools tool; every tool stays callable by name",
+    )
+    _repeatable(search, "--pin", "NAME", "a tool listed beside search_tools (--tool-search)")
+    _count(search, "--search-k", 5, "tools one search returns (default: 5)", metavar="N")
     calls = serve.add_argument_group("calls")
     _flag(calls, "--run-sync-in-thread", "stdio: run plain (non-async) tools in worker threads")
     _flag(

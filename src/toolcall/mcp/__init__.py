@@ -22,7 +22,7 @@ ctx.sample("Summarize: ...")``), as FastMCP tools do.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Literal
 
@@ -116,6 +116,9 @@ def serve(
     limits: CallLimits | None = None,
     options: HttpOptions | None = None,
     on_listening: Callable[[str], object] | None = None,
+    tool_search: bool = False,
+    pinned: Sequence[str] = (),
+    search_k: int = 5,
 ) -> int:
     """Build a server for ``members`` (see :func:`build_server`) and serve it (see
     :func:`run_server`); blocks until the server stops and returns the exit status.
@@ -126,7 +129,14 @@ def serve(
     _check_transport(transport)
     threaded = transport == "http" if run_sync_in_thread is None else run_sync_in_thread
     server = build_server(
-        *members, name=name, run_sync_in_thread=threaded, strict=strict, limits=limits
+        *members,
+        name=name,
+        run_sync_in_thread=threaded,
+        strict=strict,
+        limits=limits,
+        tool_search=tool_search,
+        pinned=pinned,
+        search_k=search_k,
     )
     serving = partial(
         run_server,

@@ -78,6 +78,9 @@ def build_server(
     run_sync_in_thread: bool = False,
     strict: bool = False,
     limits: CallLimits | None = None,
+    tool_search: bool = False,
+    pinned: Sequence[str] = (),
+    search_k: int = 5,
 ) -> Server[Any]:
     """An MCP server (the SDK's low-level ``mcp.server.Server``) for the tools of ``members``.
 
@@ -94,6 +97,12 @@ def build_server(
     block; by default they run inline, which is fastest for tools that do not. ``limits``
     bounds concurrent calls and their duration (see :class:`~toolcall.mcp.CallLimits`).
     ``version`` (the ``serverInfo`` version clients see) defaults to toolcall's own.
+
+    ``tool_search=True`` lists only the ``pinned`` tools and a ``search_tools`` tool, whose
+    result is the definitions (as ``tools/list`` gives them) of the ``search_k`` tools that
+    best fit the client's query, among the tools this server serves; ``tools/call`` still
+    reaches every tool by name. A search is a ``tools/call``, under the same authentication
+    and limits as any other.
     """
     box = toolcall.Toolbox(*members)
     tools = {tool.name: tool for tool in box.tools()}
@@ -113,6 +122,16 @@ def build_server(
                 toolcall.ToolcallWarning,
                 stacklevel=2,
             )
+    search = None
+    if tool_search:
+        search = toolcall.ToolSearch(box, pinned=pinned, k=search_k)
+        served = {tool.name: tool for tool in listing}
+        found_tool = mcp_types.Tool.model_validate(_search_tool(search, strict))
+        listing = [*(served[name] for name in search.pinned), found_tool]
+        finder = _Finder(search, served)
+    elif pinned:
+        msg = "pinned tools are the ones listed beside search_tools: give tool_search=True too"
+        raise ValueError(msg)
     limits = limits or CallLimits()
     if run_sync_in_thread and limits.threads is None:
         limits.threads = 16
@@ -125,7 +144,15 @@ def build_server(
         if spec.contexts
     }
     calls = Calls(limits, streams=tuple(contexts))
-    handlers = _Handlers(box, listing, frozenset(structured), threaded, contexts, calls)
+    handlers = _Handlers(
+        box,
+        listing,
+        frozenset(structured),
+        threaded,
+        contexts,
+        calls,
+        finder if search is not None else None,
+    )
     # what the 2026 protocol checks Mcp-Param headers against, for the tools whose schema
     # declares one (x-mcp-header): without it the SDK runs the whole tools/list handler for
     # every tools/call, and a schema that declares none it walks for nothing
@@ -147,6 +174,34 @@ def build_server(
     return server
 
 
+class _Finder(msgspec.Struct, frozen=True):
+    """Answers ``search_tools``: the listed definitions of the tools found, so a search
+    returns nothing ``tools/list`` would not have shown."""
+
+    search: toolcall.ToolSearch
+    served: dict[str, mcp_types.Tool]
+
+    def find(self, args: Any) -> toolcall.Ok[Any] | toolcall.Err:
+        found = self.search.find(args)
+        if isinstance(found, toolcall.Err):
+            return found
+        return toolcall.Ok(
+            [
+                self.served[name].model_dump(mode="json", by_alias=True, exclude_none=True)
+                for name in found.value
+            ]
+        )
+
+    async def afind(self, args: Any) -> toolcall.Ok[Any] | toolcall.Err:
+        return self.find(args)
+
+
+def _search_tool(search: toolcall.ToolSearch, strict: bool) -> dict[str, Any]:
+    """``search_tools`` as ``tools/list`` shows it: the entry after the pinned tools."""
+    definition: dict[str, Any] = search.emit("mcp", strict)[len(search.pinned)]
+    return definition
+
+
 def calls_of(server: Server[Any]) -> Calls | None:
     """The call accounting of a server :func:`build_server` made (None for another)."""
     found = getattr(server, "toolcall_calls", None)
@@ -162,6 +217,7 @@ class _Handlers(msgspec.Struct, frozen=True):
     threaded: frozenset[str]
     contexts: dict[str, tuple[str, ...]]
     calls: Calls
+    finder: _Finder | None
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -181,12 +237,19 @@ class _Handlers(msgspec.Struct, frozen=True):
         request_id = None if headers is None else headers.get(REQUEST_ID_HEADER)
         if request_id is None:
             request_id = uuid.uuid4().hex[:16]
+        finder = self.finder
+        if finder is not None and name == toolcall.ToolSearch.SEARCH_TOOL:
+            run: Callable[[], Any] = partial(finder.find, args)
+            arun: Callable[[], Any] = partial(finder.afind, args)
+        else:
+            run = partial(box.run, name, args, inject=inject)
+            arun = partial(box.arun, name, args, inject=inject)
         result = await self.calls.run(
             name,
             request_id,
             name in self.threaded,
-            partial(box.run, name, args, inject=inject),
-            partial(box.arun, name, args, inject=inject),
+            run,
+            arun,
             None if headers is None else _departure(request),
         )
         if isinstance(result, toolcall.Err):

@@ -41,6 +41,7 @@ from toolcall.providers.gemini import (
 from toolcall.providers.openai import (
     OpenAIToolMessage,
     ResponsesFunctionCallOutput,
+    ResponsesToolSearchOutput,
     aopenai_tool_message,
     aopenai_tool_messages,
     aresponses_output,
@@ -49,6 +50,8 @@ from toolcall.providers.openai import (
     openai_tool_messages,
     responses_output,
     responses_outputs,
+    responses_tool_search_output,
+    responses_tool_search_outputs,
     responses_tools,
 )
 
@@ -58,6 +61,7 @@ __all__ = [  # the helpers, and the types they take and give
     "GeminiFunctionResponse",
     "OpenAIToolMessage",
     "ResponsesFunctionCallOutput",
+    "ResponsesToolSearchOutput",
     "SupportsArun",
     "SupportsRun",
     "aanthropic_tool_result",
@@ -78,5 +82,7 @@ __all__ = [  # the helpers, and the types they take and give
     "openai_tool_messages",
     "responses_output",
     "responses_outputs",
+    "responses_tool_search_output",
+    "responses_tool_search_outputs",
     "responses_tools",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
 
+import toolcall
 import toolcall.providers._wire as wire
 
 __all__ = [
@@ -93,24 +94,56 @@ def _document(source: dict[str, Any], part: wire.Blob) -> dict[str, Any]:
 _ANTHROPIC = wire.Provider(_read, _calls, _write)
 
 
+def _references(toolbox: object, block: Any) -> AnthropicToolResult | None:
+    """The answer of a ``search_tools`` call of a :class:`toolcall.ToolSearch` with
+    ``defer="client"``: one ``tool_reference`` block per tool found, which loads the deferred
+    tool of that name; None for any other call (and for a search whose arguments are wrong,
+    which the ordinary path answers with the error)."""
+    if not isinstance(toolbox, toolcall.ToolSearch) or toolbox.defer != "client":
+        return None
+    call = _read(block)
+    if call.name != toolcall.ToolSearch.SEARCH_TOOL:
+        return None
+    found = toolbox.find(call.arguments)
+    if isinstance(found, toolcall.Err):
+        return None
+    content: list[Any] = [{"type": "tool_reference", "tool_name": name} for name in found.value]
+    if not content:
+        content = [{"type": "text", "text": "No tool matches; describe the task in other words."}]
+    return {"type": "tool_result", "tool_use_id": call.id, "content": content}
+
+
 def anthropic_tool_result(toolbox: wire.SupportsRun, block: Any) -> AnthropicToolResult:
-    """Run one ``tool_use`` block; the ``tool_result`` block that answers it."""
-    return _ANTHROPIC.answer(toolbox, block)
+    """Run one ``tool_use`` block; the ``tool_result`` block that answers it.
+
+    Given a :class:`toolcall.ToolSearch` with ``defer="client"``, a ``search_tools`` call is
+    answered with ``tool_reference`` blocks, which load the deferred tools found.
+    """
+    return _references(toolbox, block) or _ANTHROPIC.answer(toolbox, block)
 
 
 def anthropic_tool_results(toolbox: wire.SupportsRun, message: Any) -> list[AnthropicToolResult]:
     """One ``tool_result`` per ``tool_use`` block of an assistant message (its ``content``, or
     the list itself): the content of the next user message."""
-    return _ANTHROPIC.answer_all(toolbox, message)
+    return [anthropic_tool_result(toolbox, block) for block in _calls(message)]
 
 
 async def aanthropic_tool_result(toolbox: wire.SupportsArun, block: Any) -> AnthropicToolResult:
     """Like :func:`anthropic_tool_result`, awaiting the call."""
-    return await _ANTHROPIC.aanswer(toolbox, block)
+    return _references(toolbox, block) or await _ANTHROPIC.aanswer(toolbox, block)
 
 
 async def aanthropic_tool_results(
     toolbox: wire.SupportsArun, message: Any
 ) -> list[AnthropicToolResult]:
     """Like :func:`anthropic_tool_results`, running the calls concurrently, in order."""
-    return await _ANTHROPIC.aanswer_all(toolbox, message)
+    blocks = _calls(message)
+    for block in blocks:
+        _read(block)  # a malformed block raises before any call runs
+    searched = [_references(toolbox, block) for block in blocks]
+    rest = iter(
+        await _ANTHROPIC.aanswer_all(
+            toolbox, [b for b, r in zip(blocks, searched, strict=True) if r is None]
+        )
+    )
+    return [found if found is not None else next(rest) for found in searched]

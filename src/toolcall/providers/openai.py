@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 import msgspec
 
+import toolcall
 import toolcall.providers._wire as wire
 from toolcall import ToolError
 
 __all__ = [
     "OpenAIToolMessage",
     "ResponsesFunctionCallOutput",
+    "ResponsesToolSearchOutput",
     "aopenai_tool_message",
     "aopenai_tool_messages",
     "aresponses_output",
@@ -29,6 +31,8 @@ __all__ = [
     "openai_tool_messages",
     "responses_output",
     "responses_outputs",
+    "responses_tool_search_output",
+    "responses_tool_search_outputs",
     "responses_tools",
 ]
 
@@ -52,9 +56,13 @@ if TYPE_CHECKING:  # the SDK's own types, to a checker (see toolcall.providers._
     from openai.types.responses.response_input_param import (
         FunctionCallOutput as ResponsesFunctionCallOutput,
     )
+    from openai.types.responses.response_tool_search_output_item_param_param import (
+        ResponseToolSearchOutputItemParamParam as ResponsesToolSearchOutput,
+    )
 else:
     OpenAIToolMessage: TypeAlias = _OpenAIToolMessage
     ResponsesFunctionCallOutput: TypeAlias = _ResponsesFunctionCallOutput
+    ResponsesToolSearchOutput: TypeAlias = dict[str, Any]
 
 
 def decode_arguments(arguments: Any) -> Any:
@@ -221,3 +229,39 @@ def responses_tools(tools: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any
         converted["strict"] = bool(function.get("strict", False))
         flat.append(converted)
     return flat
+
+
+def responses_tool_search_output(
+    search: toolcall.ToolSearch, item: Any, *, strict: bool = False
+) -> ResponsesToolSearchOutput:
+    """Answer one client-executed ``tool_search_call`` item (a :class:`toolcall.ToolSearch`
+    with ``defer="client"``): the ``tool_search_output`` item that loads the tools found, as
+    flat function tools (``strict`` as the request's tools were emitted).
+
+    Arguments that are not a search load nothing: the item's ``tools`` is empty.
+    """
+    what = "a Responses tool_search_call item"
+    wire.check_type(item, "tool_search_call", what)
+    found = search.find(decode_arguments(wire.field(item, "arguments", what)))
+    names = found.value if isinstance(found, toolcall.Ok) else ()
+    return {
+        "type": "tool_search_output",
+        "call_id": wire.field(item, "call_id", what),
+        "execution": "client",
+        "status": "completed",
+        "tools": search.definitions(names, "responses", strict),
+    }
+
+
+def responses_tool_search_outputs(
+    search: toolcall.ToolSearch, response: Any, *, strict: bool = False
+) -> list[ResponsesToolSearchOutput]:
+    """One ``tool_search_output`` per client-executed ``tool_search_call`` of a response (its
+    ``output``, or the list itself); send them as input after the response's output items,
+    with :func:`responses_outputs`' answers to its function calls."""
+    return [
+        responses_tool_search_output(search, item, strict=strict)
+        for item in wire.items(response, "output", "a response")
+        if wire.optional(item, "type") == "tool_search_call"
+        and wire.optional(item, "execution") in ("client", None)
+    ]
