@@ -207,12 +207,14 @@ def test_runtime_table(make_module):
 
 
 def test_unknown_tool_and_async():
-    """Unknown tool names list the known ones; `run` on an async tool says to use `arun`."""
+    """An unknown tool name gets the tools a search for it finds; `run` on an async tool says
+    to use `arun`."""
     err = toolcall.run(weather, "get_wether", {}).error
-    assert (err.kind, err.value, err.names) == (
+    assert (err.kind, err.value, err.names, err.message) == (
         "unknown_tool",
         "get_wether",
-        ("get_weather", "convert_temperature", "air_quality"),
+        ("get_weather",),
+        "unknown tool 'get_wether'; did you mean: get_weather?",
     )
     assert toolcall.run(weather, "air_quality", {"city": "Oslo"}).error.kind == "async_tool"
     assert asyncio.run(toolcall.arun(weather, "air_quality", {"city": "Oslo"})) == toolcall.Ok(

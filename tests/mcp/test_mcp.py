@@ -332,12 +332,14 @@ async def test_bad_arguments_are_an_error_result(server: Any, mode: str) -> None
 
 
 async def test_unknown_tool_is_an_error_result(server: Any, mode: str) -> None:
-    """An unknown tool is an error result naming the tools there are, not a protocol error."""
+    """An unknown tool is an error result, not a protocol error: it offers the tools a search
+    for the name finds, or (none found, more than ten tools) says how many there are."""
+    result = await call(server, mode, "get_wether", {})
+    assert result.is_error
+    assert text_of(result) == "unknown tool 'get_wether'; did you mean: get_weather?"
     result = await call(server, mode, "nope", {})
     assert result.is_error
-    assert text_of(result).startswith(
-        "unknown tool 'nope'; available tools: get_weather, convert_temperature, air_quality, "
-    )
+    assert text_of(result).startswith("unknown tool 'nope'; none of the ")
 
 
 async def test_missing_arguments_are_an_empty_object(server: Any, mode: str) -> None:

@@ -7,6 +7,7 @@ import shutil
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from examples import orders, weather
@@ -15,7 +16,7 @@ import subproc
 import toolcall
 from files import write
 from toolcall._api.toolbox import Toolbox, search
-from toolcall._search import index
+from toolcall._search import index, stored
 from toolcall._shared.names import FORMATS
 
 SHOP = '''
@@ -83,13 +84,13 @@ def test_the_index_is_built_on_the_first_search_and_reused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     built: list[int] = []
-    original = index.build_index
+    original = stored.box_index
 
-    def counting(tools: tuple[toolcall.ir.Tool, ...]) -> index.Index:
+    def counting(entries: Any, tools: list[toolcall.ir.Tool]) -> index.Index:
         built.append(len(tools))
-        return original(tools)
+        return original(entries, tools)
 
-    monkeypatch.setattr(index, "build_index", counting)
+    monkeypatch.setattr(stored, "box_index", counting)
     box = Toolbox(weather, orders)
     assert built == []  # building the box does not index it
     box.search("forecast")

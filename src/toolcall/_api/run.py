@@ -107,4 +107,15 @@ def _plan(module: Target, name: str) -> tuple[ModuleEntry, ToolPlan] | Err:
     try:
         return entry, entry.plans[name]
     except (KeyError, TypeError):
-        return Err(ToolError.unknown_tool(name, entry.tool_names))
+        return Err(_unknown(entry, name))
+
+
+def _unknown(entry: ModuleEntry, name: object) -> ToolError:
+    """The error for a name the module lacks, with the tools a search for it finds (the
+    module's index is built on its first unknown name and kept on its entry)."""
+    suggested: tuple[str, ...] = ()
+    if isinstance(name, str):
+        from toolcall._search.stored import module_search, suggest
+
+        suggested = suggest(module_search(entry).index(), name)
+    return ToolError.unknown_tool(name, entry.tool_names, suggested)

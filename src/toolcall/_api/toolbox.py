@@ -146,11 +146,25 @@ class Toolbox:
         The index is built on the first search and reused.
         """
         _check_search(query, k)
-        if self._index is None:
-            from toolcall._search import index  # the first search pays for it, not the import
+        return self._search_index().search(query, k, ranker)
 
-            self._index = index.build_index(tuple(self._tools.values()))
-        return self._index.search(query, k, ranker)
+    def _search_index(self) -> Index:
+        """The box's index, built on first use from its modules' kept (or cached) counts."""
+        if self._index is None:
+            from toolcall._search import stored  # the first search pays for it, not the import
+
+            rows = self._rows
+            self._index = stored.box_index([r.entry for r in rows], [r.tool for r in rows])
+        return self._index
+
+    def _unknown(self, name: object) -> ToolError:
+        """The error for a name the box lacks, with the tools a search for it finds."""
+        suggested: tuple[str, ...] = ()
+        if isinstance(name, str):
+            from toolcall._search.stored import suggest
+
+            suggested = suggest(self._search_index(), name)
+        return ToolError.unknown_tool(name, self._names, suggested)
 
     def select(
         self,
@@ -184,7 +198,7 @@ class Toolbox:
         try:
             plan = self._plans[name]
         except (KeyError, TypeError):
-            return Err(ToolError.unknown_tool(name, self._names))
+            return Err(self._unknown(name))
         if inject is not None:
             return plan.run_with(args, inject)
         return plan.run(args)
@@ -202,7 +216,7 @@ class Toolbox:
         try:
             plan = self._plans[name]
         except (KeyError, TypeError):
-            return Err(ToolError.unknown_tool(name, self._names))
+            return Err(self._unknown(name))
         if inject is None and timeout is None:
             return await plan.arun(args)
         check_timeout(timeout)
@@ -254,7 +268,8 @@ _KEYS: Final = tuple((fmt, strict) for fmt in FORMATS for strict in (False, True
 
 
 class _Row(NamedTuple):
-    """One tool of a box: everything ``emit``, ``run`` and ``search`` read of it."""
+    """One tool of a box: everything ``emit``, ``run`` and ``search`` read of it (``entry``:
+    its module's, where search keeps the module's term counts)."""
 
     name: str
     owner: tuple[str, object]
@@ -262,6 +277,7 @@ class _Row(NamedTuple):
     tool: ir.Tool
     items: tuple[Any, ...]
     describe: Any
+    entry: ModuleEntry
 
 
 def search(
@@ -297,6 +313,7 @@ def _rows_of(entry: ModuleEntry, member: object) -> Iterator[_Row]:
             tools[name],
             tuple(found[i] for found in lists),
             entry.describe[i],
+            entry,
         )
 
 

@@ -30,12 +30,14 @@ from toolcall._cache.fingerprint import (
 )
 from toolcall._cache.store import (
     SUFFIX,
+    TERMS_SUFFIX,
     Head,
     Reject,
     is_temp_name,
     key,
     payload,
     read_bytes,
+    read_terms_module,
 )
 
 __all__ = ["EntryInfo", "clean", "clear", "scan"]
@@ -52,10 +54,11 @@ class EntryInfo:
     """One file in the cache directory, as ``toolcall-cache list`` shows it.
 
     ``status`` is ``"valid"`` or why the file is an orphan: ``"source gone"``,
-    ``"source changed"``, ``"dependency changed"``, ``"old format"``, ``"unreadable"``
-    or ``"stale temp file"``. ``module`` and ``source_path`` are empty when unknown;
-    ``source_path`` is where the module's source (or ``.pyc``) was found, else where it
-    was when the entry was written.
+    ``"source changed"``, ``"dependency changed"``, ``"old format"``, ``"unreadable"``,
+    ``"stale temp file"``, or for a module's search terms (``.tcs``) ``"entry gone"``: no
+    valid entry of its module is left beside it. ``module`` and ``source_path`` are empty
+    when unknown; ``source_path`` is where the module's source (or ``.pyc``) was found,
+    else where it was when the entry was written.
     """
 
     path: Path
@@ -155,11 +158,12 @@ def _scan(directory: StrPath) -> list[tuple[EntryInfo, int]]:
     now = time.time()
     checker = _Checker()
     found: list[tuple[EntryInfo, int]] = []
+    terms: list[tuple[str, os.stat_result, int]] = []
     with listing:
         for item in listing:
             name = item.name
             is_temp = is_temp_name(name)
-            if not (is_temp or name.endswith(SUFFIX)):
+            if not (is_temp or name.endswith((SUFFIX, TERMS_SUFFIX))):
                 continue
             try:
                 st = item.stat(follow_symlinks=False)
@@ -171,13 +175,35 @@ def _scan(directory: StrPath) -> list[tuple[EntryInfo, int]]:
                 if now - st.st_mtime < _STALE_TEMP_SECONDS:
                     continue
                 module, source_path, status = name.rpartition("-")[0], "", "stale temp file"
+            elif name.endswith(TERMS_SUFFIX):
+                terms.append((item.path, st, item.inode()))
+                continue
             else:
                 module, _, entry_key = name[: -len(SUFFIX)].rpartition("-")
                 module, source_path, status = checker.classify(item.path, module, entry_key)
             info = EntryInfo(Path(item.path), st.st_size, module, source_path, status, st.st_mtime)
             found.append((info, item.inode()))
+    valid = {info.module: info.source_path for info, _ in found if info.status == "valid"}
+    for path, st, inode in terms:
+        module, status = _terms_status(path, valid)
+        info = EntryInfo(Path(path), st.st_size, module, valid.get(module, ""), status, st.st_mtime)
+        found.append((info, inode))
     found.sort(key=lambda pair: (pair[0].module, pair[0].path.name))
     return found
+
+
+def _terms_status(path: str, valid: dict[str, str]) -> tuple[str, str]:
+    """(module, status) of a search-terms file: kept while its module has a valid entry in
+    the directory (a module's older counts go with ``--older-than``, as unused entries do)."""
+    module = os.path.basename(path)[: -len(TERMS_SUFFIX)].rpartition("-")[0]
+    try:
+        if read_terms_module(path) != module:
+            return module, "unreadable"
+    except Reject as exc:
+        return module, exc.status
+    except (OSError, msgspec.DecodeError, RecursionError):
+        return module, "unreadable"
+    return module, "valid" if module in valid else "entry gone"
 
 
 def scan(directory: StrPath) -> list[EntryInfo]:
@@ -212,8 +238,9 @@ def clean(
 def clear(directory: StrPath) -> tuple[int, int]:
     """Remove every entry and temp file, valid or not: (files removed, bytes freed).
 
-    Only toolcall's own files go (``*.tcc`` and their ``*.tcc.<pid>.tmp`` temp files), so a
-    cache directory pointed at a shared folder loses nothing else.
+    Only toolcall's own files go (``*.tcc`` entries, ``*.tcs`` search terms and their
+    ``.<pid>.tmp`` temp files), so a cache directory pointed at a shared folder loses
+    nothing else.
     """
     count = size = 0
     try:
@@ -222,7 +249,7 @@ def clear(directory: StrPath) -> tuple[int, int]:
         return 0, 0
     with listing:
         for item in listing:
-            if not (item.name.endswith(SUFFIX) or is_temp_name(item.name)):
+            if not (item.name.endswith((SUFFIX, TERMS_SUFFIX)) or is_temp_name(item.name)):
                 continue
             removed = _remove(item.path)
             if removed is not None:

@@ -28,6 +28,8 @@ no further comparison. The checksum catches damage, not forgery (the trust check
 that), so it is a CRC-32 (``_digest.checksum``), a quarter of a blake2b's cost.
 What an entry depends on beyond its source is only known after derivation, so it is
 recorded in the entry as ``Dep`` values (see ``fingerprint``), checked by ``deps_current``.
+Tool search's term counts (``<module>-<key>.tcs``, ``StoredTerms``) share the header, the
+writes and the trust rules; their key is the digest of what was counted.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final, Generic, TypeAlias, TypeVar
+from typing import Annotated, Any, Final, Generic, TypeAlias, TypeVar
 
 import msgspec
 
@@ -66,11 +68,13 @@ __all__ = [
     "MAGIC",
     "NO_SUMMARY",
     "SUFFIX",
+    "TERMS_SUFFIX",
     "VERSION",
     "Dep",
     "Entry",
     "Head",
     "Reject",
+    "StoredTerms",
     "Summary",
     "ToolHead",
     "WarmEntry",
@@ -90,11 +94,15 @@ __all__ = [
     "payload",
     "read_bytes",
     "read_entry",
+    "read_terms",
+    "read_terms_module",
     "read_warm",
     "source_key",
+    "terms_path",
     "touch_if_old",
     "trusted",
     "write_entry",
+    "write_terms",
 ]
 
 StrPath: TypeAlias = "str | os.PathLike[str]"
@@ -170,6 +178,12 @@ _encoder: Final = msgspec.msgpack.Encoder()
 _decoder: Final = msgspec.msgpack.Decoder(Entry[Any])
 _raw_decoder: Final = msgspec.msgpack.Decoder(Entry[msgspec.Raw])
 _warm_decoder: Final = msgspec.msgpack.Decoder(WarmEntry)
+
+
+class _TermsHead(msgspec.Struct):
+    """The part of a search-terms file ``toolcall-cache`` reads: whose it is."""
+
+    module: str
 
 
 class Reject(Exception):
@@ -517,5 +531,79 @@ def find_sourceless(
 
 
 def is_temp_name(name: str) -> bool:
-    """Whether a file name is one of ``write_entry``'s temp files."""
-    return name.endswith(_TEMP_SUFFIX) and f"{SUFFIX}." in name
+    """Whether a file name is one of ``write_entry``'s or ``write_terms``' temp files."""
+    return name.endswith(_TEMP_SUFFIX) and (f"{SUFFIX}." in name or f"{TERMS_SUFFIX}." in name)
+
+
+# -- search terms -----------------------------------------------------------------------
+
+TERMS_SUFFIX: Final = ".tcs"
+"""A module's search terms, ``<module>-<key>.tcs`` beside its entries (``toolcall-cache``
+lists, cleans and clears them with the entries)."""
+
+Count: TypeAlias = Annotated[int, msgspec.Meta(ge=1)]
+
+
+class StoredTerms(msgspec.Struct, frozen=True, kw_only=True):
+    """What tool search counted of one module's tools, for the next process to read.
+
+    ``key`` is the digest of what was counted (every field's text of every tool, and the
+    counting rule's version), which the file is named after; ``tools`` holds, for each
+    tool in order, the count of each term in each field. Counting is the costly part of a
+    search index; the rest is arithmetic over these counts (``_search.stored``).
+    """
+
+    module: str
+    key: str
+    tools: tuple[tuple[dict[str, Count], ...], ...]
+
+
+_terms_decoder: Final = msgspec.msgpack.Decoder(StoredTerms)
+_terms_head_decoder: Final = msgspec.msgpack.Decoder(_TermsHead)
+
+
+def terms_path(directory: Path, module: str, key: str) -> Path:
+    """The file holding ``module``'s search terms counted from content of digest ``key``."""
+    return directory / f"{module}-{key}{TERMS_SUFFIX}"
+
+
+def read_terms(path: StrPath, module: str, key: str) -> StoredTerms | None:
+    """The terms stored at ``path`` if they are ``module``'s for ``key``: read and checked
+    as an entry is (regular file, trusted, header, checksum, typed decode), and refused
+    when they were counted from anything else. None is a miss, logged at DEBUG."""
+    try:
+        found = _terms_decoder.decode(payload(read_bytes(path)))
+    except (OSError, Reject, msgspec.DecodeError, RecursionError) as exc:
+        debug("toolcall cache: ignoring %s: %s", path, exc)
+        return None
+    if found.module != module or found.key != key:
+        debug("toolcall cache: ignoring %s: it holds the terms of other content", path)
+        return None
+    touch_if_old(path)
+    return found
+
+
+def read_terms_module(path: StrPath) -> str:
+    """The module a terms file says it belongs to (``toolcall-cache``); ``Reject`` or
+    ``OSError`` when it is not a readable terms file."""
+    try:
+        return _terms_head_decoder.decode(payload(read_bytes(path))).module
+    except msgspec.DecodeError as exc:
+        raise Reject("unreadable", str(exc)) from None
+
+
+def write_terms(path: StrPath, terms: StoredTerms) -> bool:
+    """Store ``terms`` at ``path`` atomically, as ``write_entry`` does; False when it cannot
+    (a read-only or missing directory, a full disk). Never raises."""
+    try:
+        body = _encoder.encode(terms)
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
+        debug("toolcall cache: not writing %s: %s", path, exc)
+        return False
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write(path, MAGIC + VERSION + checksum(body) + body)
+    except OSError as exc:
+        debug("toolcall cache: could not write %s: %s", path, exc)
+        return False
+    return True

@@ -334,14 +334,25 @@ class ToolError:
     # the message still says what the model should do when the input was huge.
 
     @classmethod
-    def unknown_tool(cls, name: Any, known: tuple[str, ...]) -> ToolError:
+    def unknown_tool(
+        cls, name: Any, known: tuple[str, ...], suggested: tuple[str, ...] = ()
+    ) -> ToolError:
+        """``suggested``: the tools a search for the name found, best first (the caller's
+        search). They are what the message offers; without them a catalog of up to ten
+        tools is listed whole, a larger one only counted. ``names`` holds what is named."""
+        if suggested:
+            shown = _listed(suggested, _name)
+            message = f"unknown tool {_short(name)}; did you mean: {shown}?"
+            return cls("unknown_tool", message, value=name, names=suggested)
+        if len(known) > _LISTED:
+            message = (
+                f"unknown tool {_short(name)}; none of the {len(known)} tools has a similar "
+                "name or description"
+            )
+            return cls("unknown_tool", message, value=name)
         listed = _listed(known, _name) if known else "none"
-        return cls(
-            "unknown_tool",
-            f"unknown tool {_short(name)}; available tools: {listed}",
-            value=name,
-            names=known,
-        )
+        message = f"unknown tool {_short(name)}; available tools: {listed}"
+        return cls("unknown_tool", message, value=name, names=known)
 
     @classmethod
     def invalid_arguments(cls, args: Any, detail: str | None = None) -> ToolError:

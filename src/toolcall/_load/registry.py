@@ -42,10 +42,11 @@ class ModuleEntry:
     ``plain`` and ``strict`` are ``variants.plain`` / ``variants.strict``, one attribute
     nearer for ``emit``. ``runs`` holds the prepared ``run`` of each tool called so far, for
     ``run`` to call without going through its plan (a fifth of its overhead); ``aruns`` the
-    same for ``arun``. ``ir`` is the module's IR, which an entry read from the cache
-    decodes (and checks) only when first asked for: ``ir`` given as a function is called
-    then, once. (A plain slotted class rather than a dataclass: ``dataclasses`` is not worth
-    importing on the warm path.)
+    same for ``arun``. ``search`` is what tool search keeps of the module (``_search``),
+    made on its first search or first unknown tool name, never at import. ``ir`` is the
+    module's IR, which an entry read from the cache decodes (and checks) only when first
+    asked for: ``ir`` given as a function is called then, once. (A plain slotted class
+    rather than a dataclass: ``dataclasses`` is not worth importing on the warm path.)
     """
 
     __slots__ = (
@@ -56,6 +57,7 @@ class ModuleEntry:
         "plain",
         "plans",
         "runs",
+        "search",
         "strict",
         "tool_names",
         "variants",
@@ -81,6 +83,7 @@ class ModuleEntry:
         self.strict = variants.strict
         self.runs: dict[str, Callable[[Any], Result]] = {}
         self.aruns: dict[str, Callable[[Any], Coroutine[Any, Any, Result]]] = {}
+        self.search: Any = None
 
     @property
     def ir(self) -> ir.ModuleIR:

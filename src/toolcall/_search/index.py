@@ -17,16 +17,28 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections import Counter
+from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
+from itertools import repeat
+from operator import truediv
 from typing import Final, Protocol
 
 import msgspec
 
 from toolcall import ir
-from toolcall._search.tokens import fold, identifier_words, terms
+from toolcall._search.tokens import counts, fold, identifier_words, terms
 
-__all__ = ["FIELDS", "Hit", "Index", "Ranker", "SearchDocument", "build_index"]
+__all__ = [
+    "FIELDS",
+    "Hit",
+    "Index",
+    "Ranker",
+    "SearchDocument",
+    "Terms",
+    "build_index",
+    "document",
+    "document_terms",
+]
 
 FIELDS: Final = (
     "name",
@@ -61,6 +73,8 @@ _B: Final = {
 }
 """Length normalisation per field: a long description dilutes a match; a name barely does."""
 
+_WEIGHTS: Final = tuple(_WEIGHT[field] for field in FIELDS)
+_BS: Final = tuple(_B[field] for field in FIELDS)
 _K1: Final = 1.2
 _NESTED_DEPTH: Final = 3
 """How deep nested object fields (names, descriptions, enum values) are read."""
@@ -103,50 +117,59 @@ class Ranker(Protocol):
     def __call__(self, query: str, documents: Sequence[SearchDocument], /) -> Sequence[float]: ...
 
 
+Terms = tuple[dict[str, int], ...]
+"""One tool's terms: for each field of ``FIELDS``, in that order, each term's count."""
+
+
+def document_terms(document: SearchDocument) -> Terms:
+    """What indexing reads of a document: its fields' terms, counted (what the cache keeps)."""
+    return tuple(counts(text) if text else {} for _, text in document.fields)
+
+
 class Index:
-    """Documents, their weighted and normalised term frequencies, and the name forms."""
+    """Documents, their weighted and normalised term frequencies, and the name forms.
+
+    ``terms`` are the documents' ``document_terms``, read from the cache or counted here.
+    """
 
     __slots__ = ("_exact", "_fields", "_near", "_postings", "_spaced", "documents")
 
-    def __init__(self, tools: Sequence[ir.Tool]) -> None:
-        self.documents = tuple(_document(tool) for tool in tools)
-        self._fields: list[dict[str, Counter[str]]] = [
-            {field: Counter(terms(text)) for field, text in doc.fields} for doc in self.documents
-        ]
+    def __init__(
+        self, documents: Sequence[SearchDocument], terms: Sequence[Terms] | None = None
+    ) -> None:
+        self.documents = tuple(documents)
+        if terms is None:
+            terms = [document_terms(doc) for doc in self.documents]
+        self._fields = terms
         count = len(self.documents) or 1
-        average = {
-            field: (sum(sum(f[field].values()) for f in self._fields) / count) or 1.0
-            for field in FIELDS
-        }
-        # A term's weighted frequency in each document first (BM25F: fields weighted and
-        # normalised, then added up), then what it adds to that document's score, which
-        # depends on nothing but the document: computed once here, a query only adds it up.
-        positions: dict[str, list[int]] = {}
-        values: dict[str, list[float]] = {}
-        for position, fields in enumerate(self._fields):
-            weighted: dict[str, float] = {}
-            for field in FIELDS:
-                counts = fields[field]
-                if counts:
-                    scale = _WEIGHT[field] / (
-                        1.0 - _B[field] + _B[field] * counts.total() / average[field]
-                    )
-                    for term, times in counts.items():
-                        weighted[term] = weighted.get(term, 0.0) + scale * times
-            for term, tf in weighted.items():
-                if term in values:
-                    positions[term].append(position)
-                    values[term].append(tf)
-                else:
-                    positions[term] = [position]
-                    values[term] = [tf]
+        sizes = [[sum(found.values()) for found in fields] for fields in terms]
+        average = [(sum(row[i] for row in sizes) / count) or 1.0 for i in range(len(FIELDS))]
+        # BM25F: a term's frequency in each field, weighted and normalised by the field's
+        # length, added up over the fields, then saturated once. Each document's sums are
+        # made in a small dict of its own; appending them to the terms' postings and the
+        # saturation run in C (map and deque): that is what keeps a 10,000-tool build fast.
+        found: defaultdict[str, list[int]] = defaultdict(list)
+        weighted: defaultdict[str, list[float]] = defaultdict(list)
+        append = list.append
+        for position, (fields, lengths) in enumerate(zip(terms, sizes, strict=True)):
+            merged: dict[str, float] = {}
+            get = merged.get
+            for tf, length, weight, b, mean in zip(
+                fields, lengths, _WEIGHTS, _BS, average, strict=True
+            ):
+                if tf:
+                    scale = weight / (1.0 - b + b * length / mean)
+                    for term, times in tf.items():
+                        merged[term] = get(term, 0.0) + scale * times
+            deque(map(append, map(found.__getitem__, merged), repeat(position)), 0)
+            deque(map(append, map(weighted.__getitem__, merged), merged.values()), 0)
         self._postings: dict[str, tuple[list[int], list[float]]] = {}
-        for term, tfs in values.items():
-            idf = math.log(1.0 + (count - len(tfs) + 0.5) / (len(tfs) + 0.5))
-            self._postings[term] = (
-                positions[term],
-                [idf * tf * (_K1 + 1) / (_K1 + tf) for tf in tfs],
-            )
+        for term, positions in found.items():
+            tfs = weighted[term]
+            top = math.log(1.0 + (count - len(tfs) + 0.5) / (len(tfs) + 0.5)) * (_K1 + 1)
+            # idf * tf * (k1 + 1) / (k1 + tf), element by element in C
+            saturated = map(truediv, map(top.__mul__, tfs), map(_K1.__add__, tfs))
+            self._postings[term] = positions, list(saturated)
         self._exact: dict[str, list[int]] = {}
         self._spaced: dict[tuple[str, ...], list[int]] = {}
         self._near: dict[str, list[int]] | None = None
@@ -245,18 +268,16 @@ class Index:
         why: list[tuple[str, tuple[str, ...]]] = []
         if mentioned:
             why.append(("mention", (self.documents[position].name,)))
-        fields = self._fields[position]
-        for field in FIELDS:
-            counts = fields[field]
-            matched = tuple(dict.fromkeys(spelled[t] for t in query_terms if t in counts))
+        for field, found in zip(FIELDS, self._fields[position], strict=True):
+            matched = tuple(dict.fromkeys(spelled[t] for t in query_terms if t in found))
             if matched:
                 why.append((field, matched))
         return tuple(why)
 
 
 def build_index(tools: Sequence[ir.Tool]) -> Index:
-    """The index of ``tools`` (a Toolbox calls this once, on its first search)."""
-    return Index(tools)
+    """The index of ``tools``, every one counted here (``Index`` takes stored terms too)."""
+    return Index([document(tool) for tool in tools])
 
 
 _NAMEISH: Final = re.compile(r"[\w-]+")
@@ -274,7 +295,8 @@ def _spelled(query: str, query_terms: list[str]) -> dict[str, str]:
     return spelled
 
 
-def _document(tool: ir.Tool) -> SearchDocument:
+def document(tool: ir.Tool) -> SearchDocument:
+    """What search reads of one tool: its fields' texts, taken from the IR alone."""
     parameters: list[str] = []
     descriptions: list[str] = []
     values: list[str] = []

@@ -14,14 +14,18 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
+from itertools import chain
 from typing import Final
 
-__all__ = ["fold", "identifier_words", "terms"]
+__all__ = ["counts", "fold", "identifier_words", "terms"]
 
 _WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
 # Inside one word: an upper-case run before a capitalised word (HTTPServer), a capitalised or
 # lower-case run, digits.
 _PART: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+")
+_ASCII_BREAKS: Final = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
+"""Every ASCII character ``_WORD`` does not match, as a space."""
 _UNSPACED: Final = re.compile(
     "[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+"
 )
@@ -81,7 +85,7 @@ def fold(text: str) -> str:
 def identifier_words(text: str) -> list[str]:
     """The words of a name or a text, split at case changes, digits and punctuation, folded."""
     found: list[str] = []
-    for word in _WORD.findall(text if text.isascii() else unicodedata.normalize("NFKC", text)):
+    for word in _words(text):
         found.extend(_split(word))
     return found
 
@@ -89,9 +93,23 @@ def identifier_words(text: str) -> list[str]:
 def terms(text: str) -> list[str]:
     """The index terms of ``text``, in order (repeats kept: they are term frequencies)."""
     found: list[str] = []
-    for word in _WORD.findall(text if text.isascii() else unicodedata.normalize("NFKC", text)):
+    for word in _words(text):
         found.extend(_terms_of(word))
     return found
+
+
+def counts(text: str) -> Counter[str]:
+    """Each index term of ``text`` and how many times it occurs (``terms``, counted in C:
+    an index counts every field of every tool)."""
+    return Counter(chain.from_iterable(map(_terms_of, _words(text))))
+
+
+def _words(text: str) -> list[str]:
+    """``_WORD``'s matches; for ASCII text (most of any catalog) the same words are cut by
+    ``str.translate`` and ``split``, twice as fast as the expression."""
+    if text.isascii():
+        return text.translate(_ASCII_BREAKS).split()
+    return _WORD.findall(unicodedata.normalize("NFKC", text))
 
 
 @functools.lru_cache(maxsize=1 << 16)
