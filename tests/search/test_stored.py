@@ -1,0 +1,188 @@
+"""A module's search terms in the cache: counted once, read by the next warm process.
+
+The process whose first search had to count a module's terms writes them beside its entry,
+named after the digest of what was counted; the next process reads them instead of counting.
+The hits are the same either way; a changed module, or a broken, truncated or foreign file,
+is a miss (counted again, never an exception, never a wrong hit); a cache that cannot be
+written still searches; and a warm start that does not search never imports search at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import subproc
+from files import write
+from toolcall.cli.cache import main as cache_main
+
+SHOP = '''
+__toolcall__ = True
+from typing import Literal
+
+
+def refund_payment(order_id: str) -> str:
+    """Return a customer's payment.
+
+    Args:
+        order_id: the order whose payment goes back
+    """
+    return order_id
+
+
+def track_parcel(tracking_number: str, carrier: Literal["dhl", "ups"] = "dhl") -> str:
+    """Where a parcel is now.
+
+    Args:
+        tracking_number: the number on the shipping label
+    """
+    return tracking_number
+'''
+
+STOCK = '''
+__toolcall__ = True
+
+
+def count_stock(sku: str) -> int:
+    """How many of an item the warehouse holds."""
+    return 0
+'''
+
+# Counts each module's term counting (``document_terms`` calls), then searches a box of both
+# modules and a runtime function, and asks run() about an unknown name.
+SEARCH = """
+import json, sys, toolcall, shop, stock
+from toolcall._load import registry
+from toolcall._search import stored
+
+counted = []
+original = stored.document_terms
+stored.document_terms = lambda doc: counted.append(doc.name) or original(doc)
+
+def restock(sku: str) -> str:
+    '''Order more of an item for the warehouse.'''
+    return sku
+
+box = toolcall.Toolbox(shop, stock, restock)
+hits = [[h.name, h.score, h.why] for q in ("parcel label", "warehouse item", "payment")
+        for h in box.search(q)]
+unknown = toolcall.run(shop, "track_parcle", {}).error.names
+print(json.dumps({
+    "read": {m: registry.find(m).search.read for m in ("shop", "stock")},
+    "counted": sorted(counted),
+    "hits": hits,
+    "unknown": unknown,
+}))
+"""
+
+
+def project(tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "proj"
+    write(root, "shop.py", SHOP)
+    write(root, "stock.py", STOCK)
+    return root, tmp_path / "cache"
+
+
+def search(root: Path, cache: Path, **env: str) -> Any:
+    return subproc.json_run(root, cache, SEARCH, **env)
+
+
+def terms_files(cache: Path) -> list[str]:
+    return sorted(path.name for path in cache.glob("*.tcs"))
+
+
+def test_the_next_process_reads_the_counts_and_finds_the_same(tmp_path: Path) -> None:
+    """First process: counted and written, one file per module. Second: read, nothing counted
+    but the runtime function, the same hits to the last digit, run()'s suggestions too."""
+    root, cache = project(tmp_path)
+    first = search(root, cache)
+    assert first["read"] == {"shop": False, "stock": False}
+    assert first["counted"] == ["count_stock", "refund_payment", "restock", "track_parcel"]
+    assert [name.rpartition("-")[0] for name in terms_files(cache)] == ["shop", "stock"]
+    second = search(root, cache)
+    assert second["read"] == {"shop": True, "stock": True}
+    assert second["counted"] == ["restock"]
+    assert second["hits"] == first["hits"]
+    assert second["unknown"] == first["unknown"] == ["track_parcel"]
+    without = search(root, cache, TOOLCALL_CACHE="0")
+    assert without["hits"] == first["hits"]
+    assert [hit[0] for hit in first["hits"]][:2] == ["track_parcel", "count_stock"]
+
+
+def test_a_changed_module_never_reads_the_old_counts(tmp_path: Path) -> None:
+    """Another description is other content: counted again, found by its new words."""
+    root, cache = project(tmp_path)
+    search(root, cache)
+    write(root, "stock.py", STOCK.replace("warehouse holds", "depot keeps"))
+    changed = search(root, cache)
+    assert changed["read"] == {"shop": True, "stock": False}
+    assert "count_stock" not in [hit[0] for hit in changed["hits"][:2]]
+    assert len(terms_files(cache)) == 3
+
+
+def test_a_broken_truncated_or_foreign_file_is_a_miss(tmp_path: Path) -> None:
+    """Damage and a file holding another module's counts are misses, counted again and
+    rewritten; the hits never change."""
+    root, cache = project(tmp_path)
+    expected = search(root, cache)["hits"]
+    shop_file, stock_file = sorted(cache.glob("*.tcs"))
+    data = bytearray(shop_file.read_bytes())
+    data[-3] ^= 0xFF
+    shop_file.write_bytes(bytes(data))
+    stock_file.write_bytes(stock_file.read_bytes()[:20])
+    broken = search(root, cache)
+    assert (broken["read"], broken["hits"]) == ({"shop": False, "stock": False}, expected)
+    assert search(root, cache)["read"] == {"shop": True, "stock": True}  # rewritten
+    shop_file.write_bytes(stock_file.read_bytes())  # another module's counts, renamed
+    foreign = search(root, cache)
+    assert (foreign["read"], foreign["hits"]) == ({"shop": False, "stock": True}, expected)
+
+
+def test_a_cache_that_cannot_be_written_still_searches(tmp_path: Path) -> None:
+    """A cache directory that cannot be created (under a file), and a disabled cache: the
+    search counts in memory and answers the same."""
+    root, cache = project(tmp_path)
+    expected = search(root, cache)["hits"]
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    unwritable = search(root, blocked / "cache")
+    assert (unwritable["read"], unwritable["hits"]) == ({"shop": False, "stock": False}, expected)
+    disabled = search(root, cache, TOOLCALL_CACHE="0")
+    assert (disabled["read"], disabled["hits"]) == ({"shop": False, "stock": False}, expected)
+
+
+def test_a_warm_start_that_does_not_search_never_imports_search(tmp_path: Path) -> None:
+    """Emitting and running known tools of a warm module loads no search code; the counts
+    stay on disk until a search or an unknown name asks for them."""
+    root, cache = project(tmp_path)
+    search(root, cache)
+    code = """
+        import json, sys, toolcall, shop
+        toolcall.emit(shop)
+        toolcall.run(shop, "track_parcel", {"tracking_number": "1Z"})
+        toolcall.Toolbox(shop).run("refund_payment", {"order_id": "7"})
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("toolcall._search"))))
+    """
+    assert subproc.json_run(root, cache, code) == []
+
+
+def test_toolcall_cache_lists_cleans_and_clears_the_counts(tmp_path: Path) -> None:
+    """A module's counts are valid while it has a valid entry beside them; ``clean`` removes
+    them once it has none, ``clear`` always."""
+    root, cache = project(tmp_path)
+    search(root, cache)
+    code = """
+        import json, sys
+        from toolcall._cache import maintenance
+        infos = maintenance.scan(sys.argv[1])
+        print(json.dumps([[i.module, i.status] for i in infos if i.path.suffix == ".tcs"]))
+    """
+    listed = subproc.json_run(root, cache, code, str(cache))
+    assert listed == [["shop", "valid"], ["stock", "valid"]]
+    (root / "stock.py").unlink()
+    listed = subproc.json_run(root, cache, code, str(cache))
+    assert listed == [["shop", "valid"], ["stock", "entry gone"]]
+    assert cache_main(["clean", "--cache-dir", str(cache)]) == 0
+    assert [name.rpartition("-")[0] for name in terms_files(cache)] == ["shop"]
+    assert cache_main(["clear", "--cache-dir", str(cache)]) == 0
+    assert terms_files(cache) == []
