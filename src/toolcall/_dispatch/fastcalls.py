@@ -14,9 +14,12 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["Argument", "call_tree", "class_positions", "function_positions"]
+__all__ = ["ABSENT", "Argument", "call_tree", "class_positions", "function_positions"]
+
+ABSENT: Final = object()
+"""An optional argument that was not given: the generated code's ``_ABSENT``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,11 +38,17 @@ from toolcall._dispatch.coerce import (
     constructor,
     enum_table,
 )
-from toolcall._dispatch.fastcalls import Argument, call_tree, class_positions, function_positions
+from toolcall._dispatch.fastcalls import (
+    ABSENT,
+    Argument,
+    call_tree,
+    class_positions,
+    function_positions,
+)
 from toolcall._dispatch.result import Ok, tool_exited, tool_raised
 from toolcall._scalars import FAST_NAMES, row_of
 
-__all__ = ["MISS", "build_fastpath"]
+__all__ = ["FIELD_FIELDS", "MISS", "Source", "build_fastpath", "set_fields"]
 
 
 class _Miss:
@@ -55,8 +61,6 @@ class _Miss:
 
 
 MISS: Final = _Miss()
-
-_ABSENT: Final = object()
 
 _BRANCHING = 4
 """Optional parameters past this many are passed through a ``**kw`` dict rather than one
@@ -89,8 +93,8 @@ _INLINED["number"] = _INLINED["integer"]
 _ARRAY_PY: Final = frozenset({"", "list", *_CONTAINERS})
 _OBJECT_PY: Final = frozenset({"", "dict", "dataclass", "namedtuple", "struct"})
 _ENUM_PY: Final = frozenset({"", "literal", "enum"})
-_FIELD_FIELDS: Final = frozenset({"name", "type", "required", "has_default", "default"})
-_PARAMETER_FIELDS: Final = _FIELD_FIELDS | {"positional_only", "keyword_only"}
+FIELD_FIELDS: Final = frozenset({"name", "type", "required", "has_default", "default"})
+_PARAMETER_FIELDS: Final = FIELD_FIELDS | {"positional_only", "keyword_only"}
 _TOOL_FIELDS: Final = frozenset({"name", "parameters", "kwargs", "is_async", "module"})
 # nothing to dispatch: what the model reads, and where the function came from
 _IGNORED: Final = frozenset(
@@ -104,7 +108,7 @@ _BOUNDS: Final = (
 )
 
 
-def _set_fields(node: msgspec.Struct) -> set[str]:
+def set_fields(node: msgspec.Struct) -> set[str]:
     """The fields of an IR node that differ from their defaults (so must be acted on)."""
     defaults = _DEFAULTS.get(type(node))
     if defaults is None:
@@ -120,8 +124,8 @@ _DEFAULTS: dict[type, dict[str, Any]] = {}
 
 def _handled(tool: ir.Tool) -> bool:
     """Whether the generated code knows every tool and parameter field ``tool`` sets."""
-    return _set_fields(tool) <= _TOOL_FIELDS and all(
-        _set_fields(p) <= _PARAMETER_FIELDS for p in tool.parameters
+    return set_fields(tool) <= _TOOL_FIELDS and all(
+        set_fields(p) <= _PARAMETER_FIELDS for p in tool.parameters
     )
 
 
@@ -168,6 +172,7 @@ def build_fastpath(
     is_async: bool,
     fallback: Callable[[Any], Any] | None = None,
     resolver: ClassLookup | None = None,
+    text: Callable[[Source, str], None] | None = None,
 ) -> Callable[[Any], Any] | None:
     """The generated function for ``tool``, or None when it gets none.
 
@@ -179,6 +184,9 @@ def build_fastpath(
     path, and ``fallback(args)`` otherwise; without a fallback it returns :data:`MISS`
     instead (which is how the tests compare it with the general path). For an async tool
     it is a coroutine function that awaits the tool (and the fallback).
+
+    ``text`` writes the branch of arguments given as JSON text (see
+    :mod:`toolcall._dispatch.jsonroute`), given the source and ``"await "`` or ``""``.
     """
     parameters = tool.parameters
     if tool.kwargs is not None or not _handled(tool) or not all(_nameable(p) for p in parameters):
@@ -189,20 +197,21 @@ def build_fastpath(
     elif any(_has_provider(p.type) for p in parameters):
         return None
     optional = [i for i, p in enumerate(parameters) if not p.required]
-    branching, pooled = optional[:_BRANCHING], optional[_BRANCHING:]
-    if any(parameters[i].positional_only for i in pooled):
+    if any(parameters[i].positional_only for i in optional[_BRANCHING:]):
         return None
     aw = "await " if is_async else ""
-    source = _Source(f"return {aw}_fallback(args)", resolver or _Unresolvable())
+    source = Source(f"return {aw}_fallback(args)", resolver or _Unresolvable())
     source.free.update(
         fn=fn,
         _fallback=fallback or (_miss_async if is_async else _miss_sync),
-        _ABSENT=_ABSENT,
+        _ABSENT=ABSENT,
         _raised=functools.partial(tool_raised, tool.name),
         _exited=tool_exited,
         _Ok=Ok,
     )
     source.add("", "if type(args) is not dict:")
+    if text is not None:
+        text(source, aw)
     source.miss("    ")
     # Reading and restoring in one guarded block: whatever raises in it (a missing key, a
     # coercer's Invalid, a constructor, a key whose __eq__ raises) is a deviation like any
@@ -210,27 +219,9 @@ def build_fastpath(
     # for one.
     source.add("", "try:")
     source.write_arguments(parameters)
-    positional_optional = [i for i in optional if parameters[i].positional_only]
-    for earlier, later in itertools.pairwise(positional_optional):
-        source.add("    ", f"if v{earlier} is _ABSENT and v{later} is not _ABSENT:")
-        source.miss("        ")
-    if pooled:
-        source.add("    ", "kw = {}")
-        for i in pooled:
-            source.add("    ", f"if v{i} is not _ABSENT:", f"    kw[{parameters[i].name!r}] = v{i}")
-    source.add("", "except Exception:", "    pass", "else:", "    try:")
-    positions = function_positions([p.name for p in parameters], fn)
-    arguments = [
-        Argument(
-            p.name, f"v{i}", p.required, positions[i] and not p.keyword_only, p.positional_only
-        )
-        for i, p in enumerate(parameters)
-    ]
-    pool = "kw" if pooled else None
-    source.lines += call_tree(f"value = {aw}fn", arguments, branching, pool, "        ")
-    source.add("    ", "except Exception as exc:", "    return _raised(exc)")
-    source.add("    ", "except SystemExit as exc:", "    return _exited(exc)")
-    source.add("    ", "return _Ok(value)")
+    source.write_gaps(parameters, "    ")
+    source.add("", "except Exception:", "    pass", "else:")
+    source.write_call(parameters, fn, aw, "    ")
     source.miss("")
     header = f"{'async ' if is_async else ''}def fast(args):"
     return source.compile(header, f"fast_{tool.name}")
@@ -239,27 +230,33 @@ def build_fastpath(
 _FILES = itertools.count(1)
 
 
-class _Source:
+class Source:
     """The generated function's lines and the values its code refers to.
 
     The values become parameters of a factory that returns the function, so that the code
     reads them as closure cells (cheaper than globals). A value is restored from the local
     it was read into and ends up in a local named by the method that wrote its code. Lines
-    are relative to the function's body.
+    are relative to the function's body. ``on_miss`` is the statement written where the
+    arguments leave the happy path.
+
+    ``lazy`` names free values built on first use: the factory also returns, per name, a
+    function rebinding that cell, handed to the callback given here (so the value built
+    replaces the builder for every later call, at no cost to them).
     """
 
     def __init__(self, miss: str, resolver: ClassLookup) -> None:
         self.lines: list[str] = []
         self.free: dict[str, Any] = {}
-        self._miss = miss
-        self._resolver = resolver
+        self.on_miss = miss
+        self.resolver = resolver
+        self.lazy: dict[str, Callable[[Callable[[Any], None]], None]] = {}
         self._count = 0
 
     def add(self, indent: str, *lines: str) -> None:
         self.lines += [indent + line for line in lines]
 
     def miss(self, indent: str) -> None:
-        self.lines.append(indent + self._miss)
+        self.lines.append(indent + self.on_miss)
 
     def local(self, prefix: str) -> str:
         self._count += 1
@@ -273,12 +270,23 @@ class _Source:
     def compile(self, header: str, name: str) -> Callable[[Any], Any]:
         body = "\n".join(self.lines)
         self.free.update({k: v for k, v in FAST_NAMES.items() if k in body})
+        arms = [
+            line
+            for name in self.lazy
+            for line in (
+                f"    def arm_{name}(value):",
+                f"        nonlocal {name}",
+                f"        {name} = value",
+            )
+        ]
+        returned = ", ".join(["fast", *(f"arm_{name}" for name in self.lazy)])
         source = "\n".join(
             [
                 f"def make({', '.join(self.free)}):",
                 f"    {header}",
                 *(f"        {line}" for line in self.lines),
-                "    return fast",
+                *arms,
+                f"    return {returned}",
             ]
         )
         # Registered in linecache (as dataclasses and attrs do), so a traceback through the
@@ -287,9 +295,48 @@ class _Source:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         namespace: dict[str, Any] = {}
         exec(compile(source, filename, "exec"), namespace)
-        fast: Callable[[Any], Any] = namespace["make"](**self.free)
+        made = namespace["make"](**self.free)
+        fast: Callable[[Any], Any] = made[0] if self.lazy else made
+        for armed, arm in zip(self.lazy.values(), made[1:] if self.lazy else (), strict=True):
+            armed(arm)
         fast.__qualname__ = fast.__name__ = name
         return fast
+
+    def write_gaps(self, parameters: tuple[ir.Parameter, ...], indent: str) -> None:
+        """After the arguments are read into ``v{i}``: a later positional-only argument
+        given without an earlier one is a deviation (``argument_gap``), and the optional
+        arguments past ``_BRANCHING`` go into the ``kw`` dict."""
+        optional = [i for i, p in enumerate(parameters) if not p.required]
+        positional_optional = [i for i in optional if parameters[i].positional_only]
+        for earlier, later in itertools.pairwise(positional_optional):
+            self.add(indent, f"if v{earlier} is _ABSENT and v{later} is not _ABSENT:")
+            self.miss(indent + "    ")
+        pooled = optional[_BRANCHING:]
+        if pooled:
+            self.add(indent, "kw = {}")
+            for i in pooled:
+                key = parameters[i].name
+                self.add(indent, f"if v{i} is not _ABSENT:", f"    kw[{key!r}] = v{i}")
+
+    def write_call(
+        self, parameters: tuple[ir.Parameter, ...], fn: Callable[..., Any], aw: str, indent: str
+    ) -> None:
+        """The tool's call on ``v{i}`` and how it ends: ``Ok``, ``raised`` or ``exited``."""
+        optional = [i for i, p in enumerate(parameters) if not p.required]
+        positions = function_positions([p.name for p in parameters], fn)
+        arguments = [
+            Argument(
+                p.name, f"v{i}", p.required, positions[i] and not p.keyword_only, p.positional_only
+            )
+            for i, p in enumerate(parameters)
+        ]
+        pool = "kw" if optional[_BRANCHING:] else None
+        deeper = indent + "    "
+        self.add(indent, "try:")
+        self.lines += call_tree(f"value = {aw}fn", arguments, optional[:_BRANCHING], pool, deeper)
+        self.add(indent, "except Exception as exc:", "    return _raised(exc)")
+        self.add(indent, "except SystemExit as exc:", "    return _exited(exc)")
+        self.add(indent, "return _Ok(value)")
 
     def write_arguments(self, parameters: tuple[ir.Parameter, ...]) -> None:
         """Read every argument into ``v{i}`` (``_ABSENT`` when not passed), check that no key
@@ -343,7 +390,7 @@ class _Source:
             return x
         if depth > _INLINED_DEPTH or not self._inlined(t):
             y = self.local("c")
-            self.add(indent, f"{y} = {self.constant(build_coercer(t, self._resolver))}({x})")
+            self.add(indent, f"{y} = {self.constant(build_coercer(t, self.resolver))}({x})")
             return y
         if not t.nullable or t.kind == "null":
             return self._restore_value(t, x, indent, depth)
@@ -360,17 +407,17 @@ class _Source:
             row = row_of(t.kind, t.py, t.wire)
             keywords = row.keywords if row is not None and row.fast is not None else None
             return keywords is not None and (
-                _set_fields(t) <= {"kind", "nullable", "py", "wire", *keywords}
+                set_fields(t) <= {"kind", "nullable", "py", "wire", *keywords}
                 and all(getattr(t, key) == value for key, value in keywords.items())
             )
         allowed = _INLINED.get(t.kind)
-        if allowed is None or not _set_fields(t) <= allowed:
+        if allowed is None or not set_fields(t) <= allowed:
             return False
         if t.kind == "array":
             # a list whose items must be unique is checked by its coercer
             return t.py in _ARRAY_PY and (not t.unique_items or t.py in ("set", "frozenset"))
         if t.kind == "object":
-            return t.py in _OBJECT_PY and all(_set_fields(f) <= _FIELD_FIELDS for f in t.fields)
+            return t.py in _OBJECT_PY and all(set_fields(f) <= FIELD_FIELDS for f in t.fields)
         if t.kind == "enum":
             return t.py in _ENUM_PY  # a pydantic type ("pydantic") is pydantic's to validate
         return True
@@ -385,9 +432,7 @@ class _Source:
             # one lookup by exact type and value; whatever else the coercer would try
             # (an integral float for an integer value) is a deviation
             y = self.local("n")
-            self.add(
-                indent, f"{y} = {self.constant(enum_table(t, self._resolver))}[type({x}), {x}]"
-            )
+            self.add(indent, f"{y} = {self.constant(enum_table(t, self.resolver))}[type({x}), {x}]")
             return y
         row = row_of(kind, t.py, t.wire)
         fast = row.fast if row is not None else None
@@ -468,7 +513,12 @@ class _Source:
                 self.add(inner, "pass")
             self.add(indent, "else:", f"    {value} = _ABSENT")
         self._require(f"len({x}) == {seen}", indent)
-        make = constructor(t, self._resolver)
+        return self.build_object(t, values, indent)
+
+    def build_object(self, t: ir.Type, values: list[str], indent: str) -> str:
+        """The object of the restored fields in ``values`` (``_ABSENT``: not given): the
+        dict built as one literal as far as the fields are required, or the class called."""
+        make = constructor(t, self.resolver)
         y = self.local("k" if make is not None else "o")
         if make is None:
             lead = 0

@@ -44,6 +44,7 @@ from toolcall._dispatch.coerce import (
     node_at,
 )
 from toolcall._dispatch.fastpath import build_fastpath
+from toolcall._dispatch.jsonroute import text_route
 from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import (
     Err,
@@ -257,19 +258,23 @@ class _Binder:
             for name in tool.injected
         )
 
-    def _bind_text(self, text: str | bytes | bytearray) -> tuple[list[Any], dict[str, Any]] | Err:
-        """Arguments given as JSON text, what OpenAI-style providers send: decoded as
+    @staticmethod
+    def decode(text: str | bytes | bytearray) -> Any:
+        """Arguments given as JSON text, what OpenAI-style providers send, decoded as
         ``json.loads`` decodes them, so the answer is exactly that of ``run(json.loads(text))``
-        (SPEC 5); text that is not JSON answers ``invalid_arguments``, saying why."""
+        (SPEC 5); text that is not JSON is an ``Err`` (``invalid_arguments``) saying why."""
         import json  # only for text: a mapping never pays for it
 
         try:
-            decoded = json.loads(text)
+            return json.loads(text)
         except ValueError as exc:  # JSONDecodeError, and undecodable bytes
             return Err(ToolError.invalid_arguments(text, str(exc)))
         except RecursionError:
             return Err(ToolError.invalid_arguments(text, "nested too deeply"))
-        return self.bind(decoded)
+
+    def _bind_text(self, text: str | bytes | bytearray) -> tuple[list[Any], dict[str, Any]] | Err:
+        decoded = self.decode(text)
+        return decoded if isinstance(decoded, Err) else self.bind(decoded)
 
     def inject(self, keywords: dict[str, Any], inject: Mapping[str, Any] | None) -> None:
         """Add the injected values; ``TypeError`` (the program's mistake) when one is missing."""
@@ -466,6 +471,20 @@ def _prepared(
         except SystemExit as exc:
             return tool_exited(exc)
 
+    # The fast path's route of JSON text its typed route does not take (or that it has
+    # none for): decoded by json.loads, then dispatched as the mapping it decodes to.
+    generated: list[Callable[..., Any]] = []
+
+    def text(args: Any) -> Result:
+        decoded = binder.decode(args)
+        return decoded if isinstance(decoded, Err) else generated[0](decoded)
+
+    async def text_async(args: Any) -> Result:
+        decoded = binder.decode(args)
+        return decoded if isinstance(decoded, Err) else await generated[0](decoded)
+
+    route = text_route(tool, resolver, text_async if is_async else text) if fast else None
+
     if is_async:
         refused = Err(ToolError.async_tool(name))
 
@@ -473,17 +492,23 @@ def _prepared(
             return refused
 
         awaiting = (
-            build_fastpath(tool, fn, is_async=True, fallback=general_async, resolver=resolver)
+            build_fastpath(
+                tool, fn, is_async=True, fallback=general_async, resolver=resolver, text=route
+            )
             if fast
             else None
         )
+        if awaiting is not None:
+            generated.append(awaiting)
         return refuse, awaiting or general_async
 
     fastpath = (
-        build_fastpath(tool, fn, is_async=False, fallback=general, resolver=resolver)
+        build_fastpath(tool, fn, is_async=False, fallback=general, resolver=resolver, text=route)
         if fast
         else None
     )
+    if fastpath is not None:
+        generated.append(fastpath)
     if fastpath is None:
 
         async def inline_general(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
