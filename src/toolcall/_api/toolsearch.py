@@ -21,6 +21,7 @@ from toolcall._dispatch.result import Err, Ok
 from toolcall._load.cold import entry_from_derived
 from toolcall._render.variants import check_cap
 from toolcall._shared.names import check_format
+from toolcall._shared.responses import flat_function
 
 if TYPE_CHECKING:
     from toolcall._load.registry import ModuleEntry
@@ -290,14 +291,8 @@ def _check_strict(strict: object) -> None:
 
 
 def _flat(tool: Mapping[str, Any]) -> dict[str, Any]:
-    """A Chat Completions function tool in the Responses API's flat form (``strict`` always
-    set: Responses treats an absent one as ``true``)."""
-    function = tool["function"]
-    flat: dict[str, Any] = {"type": "function", "name": function["name"]}
-    if "description" in function:
-        flat["description"] = function["description"]
-    flat["parameters"] = function.get("parameters")
-    flat["strict"] = bool(function.get("strict", False))
+    flat = flat_function(tool)
+    assert flat is not None  # every tool toolcall renders for "openai" is a function tool
     return flat
 
 

@@ -17,6 +17,7 @@ import msgspec
 import toolcall
 import toolcall.providers._wire as wire
 from toolcall import ToolError
+from toolcall._shared.responses import flat_function
 
 __all__ = [
     "OpenAIToolMessage",
@@ -216,19 +217,7 @@ def responses_tools(tools: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any
     absent one as ``true``, which a schema rendered without ``strict=True`` does not satisfy.
     Tools already flat, and tools of other types, pass through unchanged.
     """
-    flat: list[Mapping[str, Any]] = []
-    for tool in tools:
-        function = tool.get("function")
-        if tool.get("type") != "function" or not isinstance(function, Mapping):
-            flat.append(tool)
-            continue
-        converted: dict[str, Any] = {"type": "function", "name": function["name"]}
-        if "description" in function:
-            converted["description"] = function["description"]
-        converted["parameters"] = function.get("parameters")
-        converted["strict"] = bool(function.get("strict", False))
-        flat.append(converted)
-    return flat
+    return [flat_function(tool) or tool for tool in tools]
 
 
 def responses_tool_search_output(
