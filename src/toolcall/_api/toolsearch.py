@@ -174,11 +174,11 @@ class ToolSearch:
     def definitions(
         self, names: Sequence[str], format: str = "openai", strict: bool = False
     ) -> list[Any]:
-        """The definitions of the tools ``names``, in ``format`` (fresh dicts)."""
+        """The definitions of the tools ``names``, in ``format``: each a fresh dict, whose
+        values (the schemas) are the read-only ones :meth:`Toolbox.emit` gives."""
         flat = format == "responses"
         found = self._box.definitions(names, "openai" if flat else format, strict)
-        chosen = [msgspec.json.decode(msgspec.json.encode(tool)) for tool in found]
-        return [_flat(tool) for tool in chosen] if flat else chosen
+        return [_flat(tool) if flat else dict(tool) for tool in found]
 
     def find(self, arguments: Any) -> Ok[tuple[str, ...]] | Err:
         """Run a ``search_tools`` call: the names of the tools found, best first (pinned
