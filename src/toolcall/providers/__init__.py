@@ -14,6 +14,11 @@ Gemini (google-genai)     ``{"function_response": {"id": id, "name": name, "resp
 Bedrock Converse          ``{"toolResult": {"toolUseId": id, "content": [{"text": text}],
                           "status": "success"}}`` (``"error"`` when the call failed)
 ========================  ===============================================================
+
+Given a :class:`toolcall.ToolSearch`, a ``search_tools`` call is answered with the found tools'
+definitions; with ``defer="client"``, Anthropic's with ``tool_reference`` blocks, and
+``responses_tool_search_output(s)`` answer the Responses API's client-executed
+``tool_search_call`` items with ``tool_search_output`` items.
 """
 
 from __future__ import annotations
