@@ -23,7 +23,7 @@ import pathlib
 import sys
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 from urllib.parse import quote
 
 import msgspec
@@ -205,8 +205,7 @@ def _pydantic(value: Any) -> Any:
     if main is not None and isinstance(value, main.BaseModel):
         return value.model_dump(mode="json", by_alias=True)
     if is_model(type(value)):  # a pydantic dataclass: its serializers, not msgspec's fields
-        adapter = sys.modules["pydantic"].TypeAdapter(type(value))
-        return adapter.dump_python(value, mode="json", by_alias=True)
+        return _adapter(type(value)).dump_python(value, mode="json", by_alias=True)
     if from_pydantic(type(value)) or type(value).__module__.startswith("pydantic_core"):
         # pydantic's own types (HttpUrl, SecretStr, ...): as a model field of theirs is written
         return sys.modules["pydantic_core"].to_jsonable_python(value, by_alias=True)
@@ -214,6 +213,65 @@ def _pydantic(value: Any) -> Any:
 
 
 _NOT: Any = object()
+
+
+_adapters: dict[type, Any] = {}
+
+
+def _adapter(cls: type) -> Any:
+    """pydantic's ``TypeAdapter`` of a pydantic dataclass, made once per class (a list of
+    them would otherwise build one per item); at most 256 kept."""
+    found = _adapters.get(cls)
+    if found is None:
+        if len(_adapters) >= 256:
+            _adapters.clear()
+        found = _adapters[cls] = sys.modules["pydantic"].TypeAdapter(cls)
+    return found
+
+
+_LEAVES: Final = frozenset({str, int, float, bool, type(None), bytes})
+_WALK_DEPTH: Final = 64
+
+
+def _with_pydantic_dumps(value: Any, depth: int = 0) -> Any:
+    """``value`` with every pydantic dataclass in it written as pydantic writes it; the very
+    value when it holds none.
+
+    msgspec writes any dataclass field by field, its own way, before an ``enc_hook`` could
+    see it, so a pydantic dataclass loses its aliases and serializers wherever msgspec
+    meets it. This walk reaches the containers msgspec writes as JSON arrays and objects
+    (dicts, lists, tuples, NamedTuples, sets) and plain dataclasses, and rebuilds only what
+    holds one, as msgspec would write it; a model dumps its own (``model_dump``). msgspec
+    Structs and attrs classes are not walked.
+    """
+    cls = type(value)
+    if cls in _LEAVES or depth > _WALK_DEPTH:
+        return value
+    if is_model(cls):
+        return _pydantic(value)
+    depth += 1
+    if isinstance(value, dict):
+        if _LEAVES.issuperset(map(type, value.values())):  # checked in C: most data is flat
+            return value
+        items = [(key, _with_pydantic_dumps(item, depth)) for key, item in value.items()]
+        if any(new is not old for (_, new), old in zip(items, value.values(), strict=True)):
+            return dict(items)
+        return value
+    if isinstance(value, list | tuple | set | frozenset):
+        if _LEAVES.issuperset(map(type, value)):
+            return value
+        found = [_with_pydantic_dumps(item, depth) for item in value]
+        if any(new is not old for new, old in zip(found, value, strict=True)):
+            return found
+        return value
+    if hasattr(cls, "__dataclass_fields__") and not isinstance(value, type):
+        import dataclasses
+
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        dumped = {name: _with_pydantic_dumps(item, depth) for name, item in fields.items()}
+        if any(dumped[name] is not item for name, item in fields.items()):
+            return {name: item for name, item in dumped.items() if item is not msgspec.UNSET}
+    return value
 
 
 def _enc_hook(value: Any) -> Any:
@@ -243,6 +301,6 @@ _encoder = msgspec.json.Encoder(enc_hook=_enc_hook, decimal_format="number")
 
 def encode_json(value: Any) -> str:
     """``value`` as JSON text; media as the MCP content block JSON they would be."""
-    if is_model(type(value)):  # msgspec would write a pydantic dataclass field by field
-        value = _pydantic(value)
+    if "pydantic.dataclasses" in sys.modules:  # no pydantic dataclass exists before
+        value = _with_pydantic_dumps(value)
     return _encoder.encode(value).decode()
