@@ -14,10 +14,12 @@ from __future__ import annotations
 import asyncio
 import json
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import subproc
 import toolcall
 from toolcall.providers import (
     aanthropic_tool_results,
@@ -416,3 +418,19 @@ def test_bedrock_fallback_passes_converse_validation(strict):
             toolConfig={"tools": [dict(tool) for tool in search.emit("bedrock", strict)]},
         )
         stub.assert_no_pending_responses()
+
+
+def test_answering_a_toolbox_does_not_import_tool_search():
+    """The helpers tell a ToolSearch by an attribute first: a program that answers a plain
+    Toolbox's calls never imports the ToolSearch module (a fresh interpreter shows it)."""
+    code = (
+        "import sys, toolcall\n"
+        "from toolcall.providers import anthropic_tool_results\n"
+        "box = toolcall.Toolbox('examples.weather')\n"
+        "block = {'type': 'tool_use', 'id': 't', 'name': 'get_weather', 'input': {'city': 'O'}}\n"
+        "anthropic_tool_results(box, [block])\n"
+        "print('toolcall._api.toolsearch' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subproc.python("-c", code, paths=[root], cwd=root, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "False\n"), done.stderr

@@ -99,7 +99,8 @@ def _references(toolbox: object, block: Any) -> AnthropicToolResult | None:
     ``defer="client"``: one ``tool_reference`` block per tool found, which loads the deferred
     tool of that name; None for any other call (and for a search whose arguments are wrong,
     which the ordinary path answers with the error)."""
-    if not isinstance(toolbox, toolcall.ToolSearch) or toolbox.defer != "client":
+    # the attribute first: a Toolbox has none, and does not import the ToolSearch module
+    if getattr(toolbox, "defer", None) != "client" or not isinstance(toolbox, toolcall.ToolSearch):
         return None
     call = _read(block)
     if call.name != toolcall.ToolSearch.SEARCH_TOOL:
