@@ -287,12 +287,25 @@ def test_gemini_cap_is_512(big):
 
 
 def test_a_tool_search_over_the_cap_is_refused_too(big):
-    """Pinning 128 tools leaves no room for search_tools in an OpenAI request: refused."""
+    """Pinning 128 tools leaves no room for search_tools in an OpenAI request, nor do tools
+    found in a long conversation: refused, saying what the list holds."""
     module = big(129)
     search = toolcall.ToolSearch(module, pinned=toolcall.tool_names(module)[:128])
-    with pytest.raises(ValueError, match=r"^129 tools is more than OpenAI accepts"):
+    with pytest.raises(ValueError, match="OpenAI") as info:
         search.emit("openai")
+    assert str(info.value) == (
+        "129 tools is more than OpenAI accepts in one request (128); 128 pinned, search_tools "
+        "and 0 found: pin fewer tools, or start a new ToolSearch (the tools found are kept for "
+        "its conversation)"
+    )
     assert len(search.emit("anthropic")) == 129
+    names = toolcall.tool_names(module)
+    long = toolcall.ToolSearch(module, pinned=names[:120], k=1)
+    for name in names[120:]:
+        long.run("search_tools", {"query": name})
+    assert long.found == names[120:]
+    with pytest.raises(ValueError, match=r"^130 tools .* 120 pinned, search_tools and 9 found"):
+        long.emit("openai")
 
 
 def test_a_large_catalog_fits_a_request_through_tool_search(big):

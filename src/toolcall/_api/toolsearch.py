@@ -158,7 +158,12 @@ class ToolSearch:
             names = (*self._pinned, *self._found)
             tools = self.definitions(names, format, strict)
             tools.insert(len(self._pinned), _search_definition(format, strict))
-            check_cap(format, len(tools))
+            fix = (
+                f"{len(self._pinned)} pinned, search_tools and {len(self._found)} found: pin "
+                "fewer tools, or start a new ToolSearch (the tools found are kept for its "
+                "conversation)"
+            )
+            check_cap(format, len(tools), fix)
             return tools
         formats = _DEFERS[self._defer]
         if format not in formats:

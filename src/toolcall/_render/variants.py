@@ -106,14 +106,16 @@ class Variants:
         return value
 
 
-def check_cap(fmt: str, count: int) -> None:
+_FIX: Final = (
+    "send the few a request needs: Toolbox.select(query, k) or toolcall.ToolSearch (see "
+    "docs/large-catalogs.md)"
+)
+
+
+def check_cap(fmt: str, count: int, fix: str = _FIX) -> None:
     """Refuse a tool list longer than the provider ``fmt`` accepts, naming the cap and the fix."""
     cap = CAPS.get(fmt)
     if cap is not None and count > cap:
         api = "Gemini" if fmt == "gemini" else "OpenAI"
-        msg = (
-            f"{count} tools is more than {api} accepts in one request ({cap}); send the few a "
-            "request needs: Toolbox.select(query, k) or toolcall.ToolSearch (see "
-            "docs/large-catalogs.md)"
-        )
+        msg = f"{count} tools is more than {api} accepts in one request ({cap}); {fix}"
         raise ValueError(msg)
