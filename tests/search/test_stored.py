@@ -49,7 +49,8 @@ def count_stock(sku: str) -> int:
 '''
 
 # Counts each module's term counting (``document_terms`` calls), then searches a box of both
-# modules and a runtime function, and asks run() about an unknown name.
+# modules and a runtime function (an index of the box's own, from the modules' counts), asks
+# run() about an unknown name and searches a box of one module (both: that module's index).
 SEARCH = """
 import json, sys, toolcall, shop, stock
 from toolcall._load import registry
@@ -67,7 +68,9 @@ box = toolcall.Toolbox(shop, stock, restock)
 hits = [[h.name, h.score, h.why] for q in ("parcel label", "warehouse item", "payment")
         for h in box.search(q)]
 unknown = toolcall.run(shop, "track_parcle", {}).error.names
+alone = [[h.name, h.score, h.why] for h in toolcall.Toolbox(shop).search("parcel label payment")]
 print(json.dumps({
+    "alone": alone,
     "read": {m: registry.find(m).search.read for m in ("shop", "stock")},
     "counted": sorted(counted),
     "hits": hits,
@@ -92,20 +95,22 @@ def terms_files(cache: Path) -> list[str]:
 
 
 def test_the_next_process_reads_the_counts_and_finds_the_same(tmp_path: Path) -> None:
-    """First process: counted and written, one file per module. Second: read, nothing counted
-    but the runtime function, the same hits to the last digit, run()'s suggestions too."""
+    """First process: counted and written, one file per module, with the postings of the
+    module's own index where one was built. Second: read, nothing counted but the runtime
+    function, the same hits to the last digit in both kinds of box, run()'s suggestions too."""
     root, cache = project(tmp_path)
     first = search(root, cache)
-    assert first["read"] == {"shop": False, "stock": False}
+    assert first["read"] == {"shop": "", "stock": ""}
     assert first["counted"] == ["count_stock", "refund_payment", "restock", "track_parcel"]
     assert [name.rpartition("-")[0] for name in terms_files(cache)] == ["shop", "stock"]
     second = search(root, cache)
-    assert second["read"] == {"shop": True, "stock": True}
+    assert second["read"] == {"shop": "index", "stock": "terms"}
     assert second["counted"] == ["restock"]
     assert second["hits"] == first["hits"]
+    assert second["alone"] == first["alone"]
     assert second["unknown"] == first["unknown"] == ["track_parcel"]
     without = search(root, cache, TOOLCALL_CACHE="0")
-    assert without["hits"] == first["hits"]
+    assert (without["hits"], without["alone"]) == (first["hits"], first["alone"])
     assert [hit[0] for hit in first["hits"]][:2] == ["track_parcel", "count_stock"]
 
 
@@ -115,7 +120,7 @@ def test_a_changed_module_never_reads_the_old_counts(tmp_path: Path) -> None:
     search(root, cache)
     write(root, "stock.py", STOCK.replace("warehouse holds", "depot keeps"))
     changed = search(root, cache)
-    assert changed["read"] == {"shop": True, "stock": False}
+    assert changed["read"] == {"shop": "index", "stock": ""}
     assert "count_stock" not in [hit[0] for hit in changed["hits"][:2]]
     assert len(terms_files(cache)) == 3
 
@@ -131,11 +136,11 @@ def test_a_broken_truncated_or_foreign_file_is_a_miss(tmp_path: Path) -> None:
     shop_file.write_bytes(bytes(data))
     stock_file.write_bytes(stock_file.read_bytes()[:20])
     broken = search(root, cache)
-    assert (broken["read"], broken["hits"]) == ({"shop": False, "stock": False}, expected)
-    assert search(root, cache)["read"] == {"shop": True, "stock": True}  # rewritten
+    assert (broken["read"], broken["hits"]) == ({"shop": "", "stock": ""}, expected)
+    assert search(root, cache)["read"] == {"shop": "index", "stock": "terms"}  # rewritten
     shop_file.write_bytes(stock_file.read_bytes())  # another module's counts, renamed
     foreign = search(root, cache)
-    assert (foreign["read"], foreign["hits"]) == ({"shop": False, "stock": True}, expected)
+    assert (foreign["read"], foreign["hits"]) == ({"shop": "", "stock": "terms"}, expected)
 
 
 def test_a_cache_that_cannot_be_written_still_searches(tmp_path: Path) -> None:
@@ -146,9 +151,9 @@ def test_a_cache_that_cannot_be_written_still_searches(tmp_path: Path) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     unwritable = search(root, blocked / "cache")
-    assert (unwritable["read"], unwritable["hits"]) == ({"shop": False, "stock": False}, expected)
+    assert (unwritable["read"], unwritable["hits"]) == ({"shop": "", "stock": ""}, expected)
     disabled = search(root, cache, TOOLCALL_CACHE="0")
-    assert (disabled["read"], disabled["hits"]) == ({"shop": False, "stock": False}, expected)
+    assert (disabled["read"], disabled["hits"]) == ({"shop": "", "stock": ""}, expected)
 
 
 def test_a_warm_start_that_does_not_search_never_imports_search(tmp_path: Path) -> None:

@@ -549,13 +549,16 @@ class StoredTerms(msgspec.Struct, frozen=True, kw_only=True):
 
     ``key`` is the digest of what was counted (every field's text of every tool, and the
     counting rule's version), which the file is named after; ``tools`` holds, for each
-    tool in order, the count of each term in each field. Counting is the costly part of a
-    search index; the rest is arithmetic over these counts (``_search.stored``).
+    tool in order, the count of each term in each field. ``postings``, once a process built
+    the module's own index, are its postings (each term's tools by position, and what the
+    term adds to each one's score), so that a box of just this module reads its index
+    whole; a box of several modules computes its own from the counts (``_search.stored``).
     """
 
     module: str
     key: str
     tools: tuple[tuple[dict[str, Count], ...], ...]
+    postings: dict[str, tuple[list[int], list[float]]] | None = None
 
 
 _terms_decoder: Final = msgspec.msgpack.Decoder(StoredTerms)

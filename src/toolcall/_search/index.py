@@ -32,6 +32,7 @@ __all__ = [
     "FIELDS",
     "Hit",
     "Index",
+    "Postings",
     "Ranker",
     "SearchDocument",
     "Terms",
@@ -126,50 +127,30 @@ def document_terms(document: SearchDocument) -> Terms:
     return tuple(counts(text) if text else {} for _, text in document.fields)
 
 
+Postings = dict[str, tuple[list[int], list[float]]]
+"""Each term's documents (positions) and what it adds to each one's score."""
+
+
 class Index:
     """Documents, their weighted and normalised term frequencies, and the name forms.
 
-    ``terms`` are the documents' ``document_terms``, read from the cache or counted here.
+    ``terms`` are the documents' ``document_terms``, read from the cache or counted here;
+    ``postings``, an earlier index's ``postings`` of these very documents (the cache's).
     """
 
-    __slots__ = ("_exact", "_fields", "_near", "_postings", "_spaced", "documents")
+    __slots__ = ("_exact", "_fields", "_near", "_spaced", "documents", "postings")
 
     def __init__(
-        self, documents: Sequence[SearchDocument], terms: Sequence[Terms] | None = None
+        self,
+        documents: Sequence[SearchDocument],
+        terms: Sequence[Terms] | None = None,
+        postings: Postings | None = None,
     ) -> None:
         self.documents = tuple(documents)
         if terms is None:
             terms = [document_terms(doc) for doc in self.documents]
         self._fields = terms
-        count = len(self.documents) or 1
-        sizes = [[sum(found.values()) for found in fields] for fields in terms]
-        average = [(sum(row[i] for row in sizes) / count) or 1.0 for i in range(len(FIELDS))]
-        # BM25F: a term's frequency in each field, weighted and normalised by the field's
-        # length, added up over the fields, then saturated once. Each document's sums are
-        # made in a small dict of its own; appending them to the terms' postings and the
-        # saturation run in C (map and deque): that is what keeps a 10,000-tool build fast.
-        found: defaultdict[str, list[int]] = defaultdict(list)
-        weighted: defaultdict[str, list[float]] = defaultdict(list)
-        append = list.append
-        for position, (fields, lengths) in enumerate(zip(terms, sizes, strict=True)):
-            merged: dict[str, float] = {}
-            get = merged.get
-            for tf, length, weight, b, mean in zip(
-                fields, lengths, _WEIGHTS, _BS, average, strict=True
-            ):
-                if tf:
-                    scale = weight / (1.0 - b + b * length / mean)
-                    for term, times in tf.items():
-                        merged[term] = get(term, 0.0) + scale * times
-            deque(map(append, map(found.__getitem__, merged), repeat(position)), 0)
-            deque(map(append, map(weighted.__getitem__, merged), merged.values()), 0)
-        self._postings: dict[str, tuple[list[int], list[float]]] = {}
-        for term, positions in found.items():
-            tfs = weighted[term]
-            top = math.log(1.0 + (count - len(tfs) + 0.5) / (len(tfs) + 0.5)) * (_K1 + 1)
-            # idf * tf * (k1 + 1) / (k1 + tf), element by element in C
-            saturated = map(truediv, map(top.__mul__, tfs), map(_K1.__add__, tfs))
-            self._postings[term] = positions, list(saturated)
+        self.postings = _postings(terms) if postings is None else postings
         self._exact: dict[str, list[int]] = {}
         self._spaced: dict[tuple[str, ...], list[int]] = {}
         self._near: dict[str, list[int]] | None = None
@@ -233,7 +214,7 @@ class Index:
         """Every document's score, in document order (0.0: no term of the query)."""
         scores = [0.0] * len(self.documents)
         for term in query_terms:
-            found = self._postings.get(term)
+            found = self.postings.get(term)
             if found is not None:
                 for position, value in zip(*found, strict=True):
                     scores[position] += value
@@ -273,6 +254,40 @@ class Index:
             if matched:
                 why.append((field, matched))
         return tuple(why)
+
+
+def _postings(terms: Sequence[Terms]) -> Postings:
+    """BM25F's postings of documents with these ``terms``."""
+    count = len(terms) or 1
+    sizes = [[sum(found.values()) for found in fields] for fields in terms]
+    average = [(sum(row[i] for row in sizes) / count) or 1.0 for i in range(len(FIELDS))]
+    # BM25F: a term's frequency in each field, weighted and normalised by the field's
+    # length, added up over the fields, then saturated once. Each document's sums are
+    # made in a small dict of its own; appending them to the terms' postings and the
+    # saturation run in C (map and deque): that is what keeps a 10,000-tool build fast.
+    found: defaultdict[str, list[int]] = defaultdict(list)
+    weighted: defaultdict[str, list[float]] = defaultdict(list)
+    append = list.append
+    for position, (fields, lengths) in enumerate(zip(terms, sizes, strict=True)):
+        merged: dict[str, float] = {}
+        get = merged.get
+        for tf, length, weight, b, mean in zip(
+            fields, lengths, _WEIGHTS, _BS, average, strict=True
+        ):
+            if tf:
+                scale = weight / (1.0 - b + b * length / mean)
+                for term, times in tf.items():
+                    merged[term] = get(term, 0.0) + scale * times
+        deque(map(append, map(found.__getitem__, merged), repeat(position)), 0)
+        deque(map(append, map(weighted.__getitem__, merged), merged.values()), 0)
+    postings: Postings = {}
+    for term, positions in found.items():
+        tfs = weighted[term]
+        top = math.log(1.0 + (count - len(tfs) + 0.5) / (len(tfs) + 0.5)) * (_K1 + 1)
+        # idf * tf * (k1 + 1) / (k1 + tf), element by element in C
+        saturated = map(truediv, map(top.__mul__, tfs), map(_K1.__add__, tfs))
+        postings[term] = positions, list(saturated)
+    return postings
 
 
 def build_index(tools: Sequence[ir.Tool]) -> Index:

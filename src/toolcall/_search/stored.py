@@ -1,22 +1,25 @@
-"""What search keeps of a module, and the cache that lets the next process skip counting.
+"""What search keeps of a module, and the cache that lets the next process skip building it.
 
-Counting the terms of every field of every tool is most of what building an index costs
-(the rest is arithmetic over the counts). So a module's counts are kept on its registry
+Counting the terms of every field of every tool is most of what building an index costs,
+and the arithmetic over the counts the rest. So a module's counts are kept on its registry
 entry (``ModuleEntry.search``), made on its first search or first unknown tool name, never
-at import; and written to the cache by the process that counted them, for the next warm
-process to read instead. The file is named after the digest of exactly what was counted
-(every field's text of every tool, the counting rule's version, the Unicode version the
-text was folded with), so a changed module, or one read by a Python folding text otherwise,
-never reads old counts; it is read and checked like every cache entry (``_cache.store``),
-and anything wrong with it is a miss: the counts are made again. A Toolbox over several
-modules takes each module's counts and computes the statistics of the whole box (average
-field lengths, document frequencies) itself; its runtime functions are counted in memory.
+at import; and written to the cache by the process that made them, with the postings of the
+module's own index once it is built, for the next warm process to read instead. The file is
+named after the digest of exactly what was counted (every field's text of every tool, the
+counting rule's version, the Unicode version the text was folded with), so a changed module,
+or one read by a Python folding text otherwise, never reads old counts; it is read and
+checked like every cache entry (``_cache.store``), and anything wrong with it is a miss: the
+counts are made again. A Toolbox of one module's tools uses the module's own index; one over
+several modules (or some of a module's tools) takes each module's counts and computes the
+statistics of the whole box (average field lengths, document frequencies) itself. Runtime
+functions are counted in memory.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Final
 
 from toolcall import ir
@@ -25,6 +28,7 @@ from toolcall._load.registry import ModuleEntry
 from toolcall._search.index import (
     FIELDS,
     Index,
+    Postings,
     SearchDocument,
     Terms,
     document,
@@ -35,8 +39,8 @@ from toolcall._shared.digest import blake2b
 __all__ = ["ModuleSearch", "box_index", "module_search", "suggest"]
 
 TERMS_VERSION: Final = 1
-"""The counting rule's version (``tokens``, ``document``): a change to either must bump it,
-so that no process reads counts made by the old rule."""
+"""The counting and scoring rules' version (``tokens``, ``document``, the BM25F constants): a
+change to any of them must bump it, so that no process reads what the old rules made."""
 
 SUGGESTIONS: Final = 3
 _QUERY_CHARS: Final = 200
@@ -46,80 +50,117 @@ model that sends a page of text as a name must not make the error path slow."""
 
 class ModuleSearch:
     """One module's search documents and term counts, by tool name, and its own index
-    (built on its first unknown tool name). ``read`` says the counts came from the cache."""
+    (built on first use). ``read`` says what came from the cache: ``""`` nothing,
+    ``"terms"`` the counts, ``"index"`` the counts and the index's postings."""
 
-    __slots__ = ("_index", "documents", "read", "terms")
+    __slots__ = ("_index", "_path", "_postings", "_saved", "documents", "read", "terms")
 
     def __init__(
-        self, documents: dict[str, SearchDocument], terms: dict[str, Terms], read: bool
+        self,
+        documents: dict[str, SearchDocument],
+        terms: dict[str, Terms],
+        *,
+        path: Path | None = None,
+        stored: store.StoredTerms | None = None,
     ) -> None:
         self.documents = documents
         self.terms = terms
-        self.read = read
+        self._path = path
+        self._postings: Postings | None = None if stored is None else stored.postings
+        self.read = "" if stored is None else "terms" if stored.postings is None else "index"
+        self._saved = self.read
         self._index: Index | None = None
 
     def index(self) -> Index:
+        """The module's own index: its stored postings, or built (and then stored)."""
         if self._index is None:
-            self._index = Index(list(self.documents.values()), list(self.terms.values()))
+            documents, terms = list(self.documents.values()), list(self.terms.values())
+            self._index = Index(documents, terms, self._postings)
+            self.save()
         return self._index
+
+    def save(self) -> None:
+        """Write what this process made for the next one (the counts, the index's postings
+        once built); a cache that cannot be written is left as it is."""
+        made = "index" if self._index is not None else "terms"
+        if self._path is None or self._saved in (made, "index"):
+            return
+        record = store.StoredTerms(
+            module=self._path.name.rpartition("-")[0],
+            key=self._path.stem.rpartition("-")[2],
+            tools=tuple(self.terms.values()),
+            postings=None if self._index is None else self._index.postings,
+        )
+        if store.write_terms(self._path, record):
+            self._saved = made
 
 
 def module_search(entry: ModuleEntry) -> ModuleSearch:
     """The module's documents and counts: kept on its entry, read from the cache, or counted
-    (and written to the cache for the next process)."""
+    (written to the cache by ``save``)."""
     found: ModuleSearch | None = entry.search
     if found is None:
         found = entry.search = _load(entry)
     return found
 
 
-def box_index(entries: Sequence[ModuleEntry | None], tools: Sequence[ir.Tool]) -> Index:
-    """The index of a box's ``tools``, each from the entry in ``entries`` at its position
-    (None for a tool counted here): a module's counts are its ``module_search``."""
+def box_index(entries: Sequence[ModuleEntry], tools: Sequence[ir.Tool]) -> Index:
+    """The index of a box's ``tools``, each from the entry at its position in ``entries``: a
+    box of exactly one module's tools is that module's index; otherwise each module's counts
+    (``module_search``) go into an index of the box's own."""
+    if entries and all(entry is entries[0] for entry in entries):
+        alone = module_search(entries[0])
+        if list(alone.documents) == [tool.name for tool in tools]:
+            return alone.index()
     documents: list[SearchDocument] = []
     terms: list[Terms] = []
+    searches: dict[int, ModuleSearch] = {}
     for entry, tool in zip(entries, tools, strict=True):
-        if entry is not None:
-            kept = module_search(entry)
-            documents.append(kept.documents[tool.name])
-            terms.append(kept.terms[tool.name])
-        else:
-            found = document(tool)
-            documents.append(found)
-            terms.append(document_terms(found))
+        found = searches.get(id(entry))
+        if found is None:
+            found = searches[id(entry)] = module_search(entry)
+        documents.append(found.documents[tool.name])
+        terms.append(found.terms[tool.name])
+    for found in searches.values():
+        found.save()
     return Index(documents, terms)
 
 
-def suggest(index: Index, name: object) -> tuple[str, ...]:
+def suggest(index: Index, name: str) -> tuple[str, ...]:
     """The tools an unknown tool name may have meant, best first: a search for the name (a
     misspelling, another casing, a word of a description all find their tool)."""
-    if not isinstance(name, str) or not name.strip():
+    if not name.strip():
         return ()
     return tuple(hit.name for hit in index.search(name[:_QUERY_CHARS], SUGGESTIONS))
 
 
 def _load(entry: ModuleEntry) -> ModuleSearch:
     documents = {tool.name: document(tool) for tool in entry.ir.tools}
-    path = key = None
+    path = None
     if entry.module is not None:  # a module's tools; a runtime function's are just counted
         directory = store.cache_dir()
         if directory is not None and store.trusted(directory):
             key = _key(documents.values())
             path = store.terms_path(directory, entry.name, key)
             stored = store.read_terms(path, entry.name, key)
-            if stored is not None and _fits(stored.tools, len(documents)):
+            if stored is not None and _fits(stored, len(documents)):
                 terms = dict(zip(documents, stored.tools, strict=True))
-                return ModuleSearch(documents, terms, read=True)
+                return ModuleSearch(documents, terms, path=path, stored=stored)
     terms = {name: document_terms(doc) for name, doc in documents.items()}
-    if path is not None and key is not None:
-        record = store.StoredTerms(module=entry.name, key=key, tools=tuple(terms.values()))
-        store.write_terms(path, record)
-    return ModuleSearch(documents, terms, read=False)
+    return ModuleSearch(documents, terms, path=path)
 
 
-def _fits(tools: tuple[Terms, ...], count: int) -> bool:
-    """Whether stored counts have the shape of this module's: one per tool, every field."""
-    return len(tools) == count and all(len(fields) == len(FIELDS) for fields in tools)
+def _fits(stored: store.StoredTerms, count: int) -> bool:
+    """Whether stored counts (and postings) have the shape of this module's: one per tool,
+    every field, postings naming tools there are, a score for each."""
+    if len(stored.tools) != count or any(len(fields) != len(FIELDS) for fields in stored.tools):
+        return False
+    return stored.postings is None or all(
+        len(positions) == len(scores)
+        and min(positions, default=0) >= 0
+        and max(positions, default=0) < count
+        for positions, scores in stored.postings.values()
+    )
 
 
 def _key(documents: Iterable[SearchDocument]) -> str:
