@@ -597,11 +597,15 @@ def read_terms_module(path: StrPath) -> str:
 
 def write_terms(path: StrPath, terms: StoredTerms) -> bool:
     """Store ``terms`` at ``path`` atomically, as ``write_entry`` does; False when it cannot
-    (a read-only or missing directory, a full disk). Never raises."""
+    (a read-only or missing directory, a full disk) or should not (over ``ENTRY_LIMIT``,
+    which no read would accept; 10,000 tools of perf's catalog take 9 MB). Never raises."""
     try:
         body = _encoder.encode(terms)
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
         debug("toolcall cache: not writing %s: %s", path, exc)
+        return False
+    if len(body) + _HEADER_SIZE > ENTRY_LIMIT:
+        debug("toolcall cache: not writing %s: %d bytes, over the limit", path, len(body))
         return False
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
