@@ -465,6 +465,8 @@ SCALE_MARKER = "<!-- bench_scale.py -->"
 """Where the section of ``perf/bench_scale.py --write`` starts in RESULTS.md."""
 PROBE_MARKER = "<!-- probe_cpath.py -->"
 """Where the section of ``perf/probe_cpath.py --write`` starts (after the scale section)."""
+BENCH_JSON_MARKER = "<!-- bench_json.py -->"
+"""Where the section of ``perf/bench_json.py --write`` starts (after the probe's)."""
 MEASUREMENTS_MARKER = "<!-- measurements -->"
 """Starts the hand-written figures behind docs/decisions.md, which no script writes."""
 SEARCH_EVAL_MARKER = "<!-- search_eval.py -->"
@@ -472,6 +474,7 @@ BENCH_SEARCH_MARKER = "<!-- bench_search.py -->"
 SECTIONS = (
     SCALE_MARKER,
     PROBE_MARKER,
+    BENCH_JSON_MARKER,
     SEARCH_EVAL_MARKER,
     BENCH_SEARCH_MARKER,
     MEASUREMENTS_MARKER,

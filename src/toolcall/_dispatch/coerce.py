@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import msgspec
 
@@ -236,6 +236,11 @@ def _enum(t: ir.Type, resolver: ClassLookup) -> Coercer:
 # Arrays -------------------------------------------------------------------------------------
 
 
+# Type tuples rather than ``list | tuple``: a union in an expression is built at each call.
+_SEQUENCES: Final = (list, tuple)
+_NUMBERS: Final = (int, float)
+
+
 def _prepend(error: Invalid, key: str | int) -> None:
     error.path = (key, *error.path)
 
@@ -276,7 +281,7 @@ def _array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
     )
 
     def array(value: Any) -> Any:
-        if not isinstance(value, list | tuple):
+        if not isinstance(value, _SEQUENCES):
             if json_text and (decoded := _decoded(value, _ARRAY_TEXT)) is not _UNDECODED:
                 return array(decoded)
             raise Invalid("expected_array", value)
@@ -319,9 +324,9 @@ def _json_key(value: Any) -> Any:
     equal: ``1`` and ``1.0`` are, ``1`` and ``true`` are not, objects regardless of key order."""
     if isinstance(value, bool) or value is None:
         return (type(value), value)
-    if isinstance(value, int | float):
+    if isinstance(value, _NUMBERS):
         return ("number", value)
-    if isinstance(value, list | tuple):
+    if isinstance(value, _SEQUENCES):
         return ("array", tuple(_json_key(item) for item in value))
     if isinstance(value, Mapping):
         return ("object", frozenset((key, _json_key(item)) for key, item in value.items()))
@@ -348,7 +353,7 @@ def _fixed_array(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
     length = len(positions)
 
     def fixed_array(value: Any) -> tuple[Any, ...]:
-        if not isinstance(value, list | tuple):
+        if not isinstance(value, _SEQUENCES):
             if json_text and (decoded := _decoded(value, _ARRAY_TEXT)) is not _UNDECODED:
                 return fixed_array(decoded)
             raise Invalid("expected_array", value)

@@ -64,6 +64,7 @@ Result = Ok[Any] | Err
 
 _ABSENT: Any = object()
 _EMPTY: Any = inspect.Parameter.empty
+_TEXT = (str, bytes, bytearray)  # a tuple: ``str | bytes`` in an expression is built each call
 
 
 class ToolPlan(msgspec.Struct, eq=False):
@@ -292,7 +293,7 @@ class _Binder:
 
     def bind(self, args: Any) -> tuple[list[Any], dict[str, Any]] | Err:
         if type(args) is not dict and not isinstance(args, Mapping):
-            if isinstance(args, str | bytes | bytearray):
+            if isinstance(args, _TEXT):
                 return self._bind_text(args)
             return Err(ToolError.invalid_arguments(args))
         undeclared: list[Any] = []
@@ -471,19 +472,19 @@ def _prepared(
         except SystemExit as exc:
             return tool_exited(exc)
 
-    # The fast path's route of JSON text its typed route does not take (or that it has
-    # none for): decoded by json.loads, then dispatched as the mapping it decodes to.
-    generated: list[Callable[..., Any]] = []
-
-    def text(args: Any) -> Result:
+    # JSON text the typed route does not take goes the general way (``json.loads``, then
+    # ``bind``): it holds an error more often than not, which the fast path would only
+    # walk up to before handing the call over anyway.
+    def general_text(args: Any) -> Result:
         decoded = binder.decode(args)
-        return decoded if isinstance(decoded, Err) else generated[0](decoded)
+        return decoded if isinstance(decoded, Err) else general(decoded)
 
-    async def text_async(args: Any) -> Result:
+    async def general_text_async(args: Any) -> Result:
         decoded = binder.decode(args)
-        return decoded if isinstance(decoded, Err) else await generated[0](decoded)
+        return decoded if isinstance(decoded, Err) else await general_async(decoded)
 
-    route = text_route(tool, resolver, text_async if is_async else text) if fast else None
+    text = general_text_async if is_async else general_text
+    route = text_route(tool, resolver, text) if fast else None
 
     if is_async:
         refused = Err(ToolError.async_tool(name))
@@ -498,8 +499,6 @@ def _prepared(
             if fast
             else None
         )
-        if awaiting is not None:
-            generated.append(awaiting)
         return refuse, awaiting or general_async
 
     fastpath = (
@@ -507,8 +506,6 @@ def _prepared(
         if fast
         else None
     )
-    if fastpath is not None:
-        generated.append(fastpath)
     if fastpath is None:
 
         async def inline_general(args: Any, inject: Mapping[str, Any] | None = None) -> Result:

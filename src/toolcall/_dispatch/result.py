@@ -197,6 +197,10 @@ def _counted(count: int, value: Any) -> str:
 
 
 def _short(value: Any) -> str:
+    if type(value) is str and len(value) <= 28 and value.isascii() and value.isprintable():
+        # what the walk below gives such a text (its repr fits in 60 characters), at a
+        # fraction of the cost: one error's message is phrased on every failed call
+        return repr(value)
     try:
         text = _glimpse(value, _SHORT_DEPTH)
     except Exception:
@@ -372,7 +376,8 @@ class ToolError:
     @classmethod
     def unknown_arguments(cls, names: tuple[str, ...], accepted: tuple[str, ...]) -> ToolError:
         takes = _listed(accepted, _name) if accepted else "no arguments"
-        return cls(
+        return _made(
+            cls,
             "unknown_arguments",
             f"unknown argument{'s' if len(names) > 1 else ''} {_listed(names, _name)}; "
             f"this tool takes: {takes}",
@@ -381,7 +386,8 @@ class ToolError:
 
     @classmethod
     def missing_argument(cls, name: str) -> ToolError:
-        return cls("missing_argument", f"{_name(name)}: required argument missing", argument=name)
+        message = f"{_name(name)}: required argument missing"
+        return _made(cls, "missing_argument", message, name)
 
     @classmethod
     def argument_gap(cls, omitted: str, later: tuple[str, ...]) -> ToolError:
@@ -405,13 +411,14 @@ class ToolError:
         (``toolcall._scalars``); the message names it, then what was sent (SPEC 5)."""
         where = one_line(format_path(path), 80)
         what, detail = _expected(reason, rule, value)
-        return cls(
+        return _made(
+            cls,
             "invalid_argument",
             f"{where}: {what}, got {_short(value)}{detail}",
-            argument=path[0] if path and isinstance(path[0], str) else None,
-            path=path,
-            reason=reason,
-            value=value,
+            path[0] if path and isinstance(path[0], str) else None,
+            path,
+            reason,
+            value,
         )
 
     @classmethod
@@ -465,6 +472,39 @@ class ToolError:
     @classmethod
     def cancelled(cls) -> ToolError:
         return cls("cancelled", "the client went away; the call was cancelled")
+
+
+_SET_KIND, _SET_MESSAGE, _SET_ARGUMENT, _SET_PATH, _SET_REASON, _SET_VALUE, _SET_NAMES = (
+    getattr(ToolError, name).__set__
+    for name in ("kind", "message", "argument", "path", "reason", "value", "names")
+)
+
+
+def _made(
+    cls: type[ToolError],
+    kind: str,
+    message: str,
+    argument: str | None = None,
+    path: tuple[str | int, ...] = (),
+    reason: str | None = None,
+    value: Any = None,
+    names: tuple[Any, ...] = (),
+) -> ToolError:
+    """``cls(...)`` for the constructors of the errors a model's call meets: each slot set
+    through its descriptor, a fifth of the frozen dataclass ``__init__``'s cost (which goes
+    through ``object.__setattr__`` seven times), the message bounded as ``__post_init__``
+    bounds it. A subclass is built by its own ``__init__``."""
+    if cls is not ToolError:
+        return cls(kind, message, argument, path, reason, value, names)
+    error: ToolError = object.__new__(cls)
+    _SET_KIND(error, kind)
+    _SET_MESSAGE(error, one_line(message))
+    _SET_ARGUMENT(error, argument)
+    _SET_PATH(error, path)
+    _SET_REASON(error, reason)
+    _SET_VALUE(error, value)
+    _SET_NAMES(error, names)
+    return error
 
 
 def tool_raised(name: str, exc: BaseException) -> Err:
