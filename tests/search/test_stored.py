@@ -9,11 +9,20 @@ written still searches; and a warm start that does not search never imports sear
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+import pytest
+from examples import weather
+
 import subproc
 from files import write
+from toolcall._api.toolbox import Toolbox
+from toolcall._cache import store
+from toolcall._load import registry
 from toolcall.cli.cache import main as cache_main
 
 SHOP = '''
@@ -191,3 +200,35 @@ def test_toolcall_cache_lists_cleans_and_clears_the_counts(tmp_path: Path) -> No
     assert [name.rpartition("-")[0] for name in terms_files(cache)] == ["shop"]
     assert cache_main(["clear", "--cache-dir", str(cache)]) == 0
     assert terms_files(cache) == []
+
+
+def test_stored_postings_or_counts_of_another_shape_are_misses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_module: Callable[..., types.ModuleType]
+) -> None:
+    """A file that checks out but whose postings name a tool that is not there is a miss;
+    counts of another shape are counted again (and written again), the postings still used."""
+    monkeypatch.setenv("TOOLCALL_CACHE_DIR", str(tmp_path / "cache"))
+    module = make_module(SHOP)
+    entry = registry.find(module.__name__)
+    assert entry is not None
+
+    def fresh(*members: Any) -> list[Any]:
+        entry.search = None  # what a new process starts with
+        return [Toolbox(*members).search(q) for q in ("parcel label", "payment forecast")]
+
+    alone, both = fresh(module), fresh(module, weather)
+    (path,) = (tmp_path / "cache").glob(f"{module.__name__}-*.tcs")
+    good = store.read_terms(path, module.__name__, path.stem.rpartition("-")[2])
+    assert good is not None
+    assert good.postings is not None
+    assert (fresh(module), entry.search.read) == (alone, "index")
+    postings = {term: ([99], [1.0]) for term in good.postings}
+    assert store.write_terms(path, msgspec.structs.replace(good, postings=postings))
+    assert (fresh(module), entry.search.read) == (alone, "")
+    assert fresh(module) == alone  # rewritten by the miss
+    short = store.encode_counts(store.decode_counts(good.tools)[:1])  # type: ignore[index]
+    assert store.write_terms(path, msgspec.structs.replace(good, tools=short))
+    assert (fresh(module, weather), entry.search.read) == (both, "index")
+    rewritten = store.read_terms(path, module.__name__, good.key)
+    assert rewritten is not None
+    assert bytes(rewritten.tools) == bytes(good.tools)

@@ -70,6 +70,7 @@ __all__ = [
     "SUFFIX",
     "TERMS_SUFFIX",
     "VERSION",
+    "Counts",
     "Dep",
     "Entry",
     "Head",
@@ -80,9 +81,11 @@ __all__ = [
     "WarmEntry",
     "atomic_write",
     "cache_dir",
+    "decode_counts",
     "dep_for_module",
     "deps_current",
     "digest",
+    "encode_counts",
     "entry_name",
     "entry_path",
     "file_dep",
@@ -557,8 +560,28 @@ class StoredTerms(msgspec.Struct, frozen=True, kw_only=True):
 
     module: str
     key: str
-    tools: tuple[tuple[dict[str, Count], ...], ...]
+    tools: msgspec.Raw
+    """The counts, still msgpack (``encode_counts``, ``decode_counts``): a box of just this
+    module reads its postings and never needs them."""
     postings: dict[str, tuple[list[int], list[float]]] | None = None
+
+
+Counts: TypeAlias = tuple[tuple[dict[str, Count], ...], ...]
+_counts_decoder: Final = msgspec.msgpack.Decoder(Counts)
+
+
+def encode_counts(tools: Iterable[tuple[dict[str, int], ...]]) -> msgspec.Raw:
+    """The ``tools`` of a ``StoredTerms``: each tool's count of each term in each field."""
+    return msgspec.Raw(_encoder.encode(tuple(tools)))
+
+
+def decode_counts(raw: msgspec.Raw) -> Counts | None:
+    """What ``encode_counts`` wrote; None (logged at DEBUG) when it is not that."""
+    try:
+        return _counts_decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        debug("toolcall cache: stored search counts unusable: %s", exc)
+        return None
 
 
 _terms_decoder: Final = msgspec.msgpack.Decoder(StoredTerms)
@@ -583,7 +606,8 @@ def read_terms(path: StrPath, module: str, key: str) -> StoredTerms | None:
         debug("toolcall cache: ignoring %s: it holds the terms of other content", path)
         return None
     touch_if_old(path)
-    return found
+    # a Raw holds the whole file's buffer; a copy holds only the counts until they are used
+    return msgspec.structs.replace(found, tools=found.tools.copy())
 
 
 def read_terms_module(path: StrPath) -> str:

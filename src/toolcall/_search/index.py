@@ -135,7 +135,8 @@ class Index:
     """Documents, their weighted and normalised term frequencies, and the name forms.
 
     ``terms`` are the documents' ``document_terms``, read from the cache or counted here;
-    ``postings``, an earlier index's ``postings`` of these very documents (the cache's).
+    ``postings``, an earlier index's ``postings`` of these very documents (the cache's),
+    with which ``terms`` may be None: ``why`` then counts the terms of the hits alone.
     """
 
     __slots__ = ("_exact", "_fields", "_near", "_spaced", "documents", "postings")
@@ -147,10 +148,12 @@ class Index:
         postings: Postings | None = None,
     ) -> None:
         self.documents = tuple(documents)
-        if terms is None:
-            terms = [document_terms(doc) for doc in self.documents]
+        if postings is None:
+            if terms is None:
+                terms = [document_terms(doc) for doc in self.documents]
+            postings = _postings(terms)
         self._fields = terms
-        self.postings = _postings(terms) if postings is None else postings
+        self.postings = postings
         self._exact: dict[str, list[int]] = {}
         self._spaced: dict[tuple[str, ...], list[int]] = {}
         self._near: dict[str, list[int]] | None = None
@@ -249,7 +252,11 @@ class Index:
         why: list[tuple[str, tuple[str, ...]]] = []
         if mentioned:
             why.append(("mention", (self.documents[position].name,)))
-        for field, found in zip(FIELDS, self._fields[position], strict=True):
+        counted = self._fields
+        fields = (
+            counted[position] if counted is not None else document_terms(self.documents[position])
+        )
+        for field, found in zip(FIELDS, fields, strict=True):
             matched = tuple(dict.fromkeys(spelled[t] for t in query_terms if t in found))
             if matched:
                 why.append((field, matched))

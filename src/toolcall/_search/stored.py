@@ -51,31 +51,48 @@ model that sends a page of text as a name must not make the error path slow."""
 class ModuleSearch:
     """One module's search documents and term counts, by tool name, and its own index
     (built on first use). ``read`` says what came from the cache: ``""`` nothing,
-    ``"terms"`` the counts, ``"index"`` the counts and the index's postings."""
+    ``"terms"`` the counts, ``"index"`` the counts and the index's postings (the counts are
+    then decoded only if a box of several modules asks for them)."""
 
-    __slots__ = ("_index", "_path", "_postings", "_saved", "documents", "read", "terms")
+    __slots__ = ("_index", "_path", "_postings", "_saved", "_stored", "_terms", "documents", "read")
 
     def __init__(
         self,
         documents: dict[str, SearchDocument],
-        terms: dict[str, Terms],
+        terms: dict[str, Terms] | None,
         *,
         path: Path | None = None,
         stored: store.StoredTerms | None = None,
     ) -> None:
         self.documents = documents
-        self.terms = terms
+        self._terms = terms
         self._path = path
+        self._stored = stored
         self._postings: Postings | None = None if stored is None else stored.postings
         self.read = "" if stored is None else "terms" if stored.postings is None else "index"
         self._saved = self.read
         self._index: Index | None = None
 
+    @property
+    def terms(self) -> dict[str, Terms]:
+        """Each tool's counts: the stored ones, decoded on first use, or counted."""
+        if self._terms is None:
+            stored = None if self._stored is None else store.decode_counts(self._stored.tools)
+            if stored is not None and _fits(stored, len(self.documents)):
+                self._terms = dict(zip(self.documents, stored, strict=True))
+            else:  # not what was written: count, and write the counts again
+                self._terms = {name: document_terms(d) for name, d in self.documents.items()}
+                self._saved = ""
+        return self._terms
+
     def index(self) -> Index:
         """The module's own index: its stored postings, or built (and then stored)."""
         if self._index is None:
-            documents, terms = list(self.documents.values()), list(self.terms.values())
-            self._index = Index(documents, terms, self._postings)
+            documents = list(self.documents.values())
+            if self._postings is not None:
+                self._index = Index(documents, None, self._postings)
+            else:
+                self._index = Index(documents, list(self.terms.values()))
             self.save()
         return self._index
 
@@ -88,7 +105,7 @@ class ModuleSearch:
         record = store.StoredTerms(
             module=self._path.name.rpartition("-")[0],
             key=self._path.stem.rpartition("-")[2],
-            tools=tuple(self.terms.values()),
+            tools=store.encode_counts(self.terms.values()),
             postings=None if self._index is None else self._index.postings,
         )
         if store.write_terms(self._path, record):
@@ -143,23 +160,24 @@ def _load(entry: ModuleEntry) -> ModuleSearch:
             key = _key(documents.values())
             path = store.terms_path(directory, entry.name, key)
             stored = store.read_terms(path, entry.name, key)
-            if stored is not None and _fits(stored, len(documents)):
-                terms = dict(zip(documents, stored.tools, strict=True))
-                return ModuleSearch(documents, terms, path=path, stored=stored)
+            if stored is not None and _postings_fit(stored.postings, len(documents)):
+                return ModuleSearch(documents, None, path=path, stored=stored)
     terms = {name: document_terms(doc) for name, doc in documents.items()}
     return ModuleSearch(documents, terms, path=path)
 
 
-def _fits(stored: store.StoredTerms, count: int) -> bool:
-    """Whether stored counts (and postings) have the shape of this module's: one per tool,
-    every field, postings naming tools there are, a score for each."""
-    if len(stored.tools) != count or any(len(fields) != len(FIELDS) for fields in stored.tools):
-        return False
-    return stored.postings is None or all(
+def _fits(counts: store.Counts, count: int) -> bool:
+    """Whether stored counts have the shape of this module's: one per tool, every field."""
+    return len(counts) == count and all(len(fields) == len(FIELDS) for fields in counts)
+
+
+def _postings_fit(postings: Postings | None, count: int) -> bool:
+    """Whether stored postings name only tools there are, with a score for each."""
+    return postings is None or all(
         len(positions) == len(scores)
         and min(positions, default=0) >= 0
         and max(positions, default=0) < count
-        for positions, scores in stored.postings.values()
+        for positions, scores in postings.values()
     )
 
 
