@@ -182,13 +182,9 @@ def _postings_fit(postings: Postings | None, count: int) -> bool:
 
 
 def _key(documents: Iterable[SearchDocument]) -> str:
-    """The digest of everything counting reads, which names the cached counts."""
-    h = blake2b()
-    h.update(f"terms {TERMS_VERSION} {unicodedata.unidata_version}\0".encode())
+    """The digest of everything counting reads, which names the cached counts: each text
+    after its length, so no text can pass for a boundary, hashed in one call."""
+    parts = [f"terms {TERMS_VERSION} {unicodedata.unidata_version}"]
     for found in documents:
-        for field, text in found.fields:
-            h.update(f"{field}\0".encode())
-            h.update(text.encode("utf-8", "surrogatepass"))
-            h.update(b"\0")
-        h.update(b"\1")
-    return h.hexdigest()[:32]
+        parts.extend(f"{field} {len(text)} {text}" for field, text in found.fields)
+    return blake2b("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
