@@ -78,6 +78,7 @@ class ModuleSearch:
         """Each tool's counts: the stored ones, decoded on first use, or counted."""
         if self._terms is None:
             stored = None if self._stored is None else store.decode_counts(self._stored.tools)
+            self._stored = None  # the counts' bytes are not kept once decoded
             if stored is not None and _fits(stored, len(self.documents)):
                 self._terms = dict(zip(self.documents, stored, strict=True))
             else:  # not what was written: count, and write the counts again
