@@ -53,7 +53,7 @@ UNKNOWN = (
 )
 NOT_JSON = (
     '{"error":"arguments must be a JSON object; they are not valid JSON '
-    '(Input data was truncated)"}'
+    '(Expecting value: line 1 column 9 (char 8))"}'
 )
 USER = {"role": "user", "content": "Weather in Oslo?"}
 
@@ -439,23 +439,35 @@ def test_responses_async_round_trip(server, box):
 
 
 @pytest.mark.parametrize(
-    ("arguments", "detail"),
+    ("arguments", "error"),
     [
-        ("{", "Input data was truncated"),
-        ("NaN", "JSON is malformed: invalid character (byte 0)"),
-        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-        ('{"city": "\ud800"}', "'utf-8' codec can't encode character '\\ud800' in position 10: "),
-        (b'{"city": "\xff"}', "Invalid UTF-8 encoded string"),
+        (
+            "{",
+            "arguments must be a JSON object; they are not valid JSON "
+            "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        ),
+        ("NaN", "arguments must be a JSON object, got float"),
+        (
+            "[" * 100_000 + "]" * 100_000,
+            "arguments must be a JSON object; they are not valid JSON (nested too deeply)",
+        ),
+        ('{"city": "\ud800"}', "city: expected valid UTF-8 text, got '\\ud800'"),
+        (
+            b'{"city": "\xff"}',
+            "arguments must be a JSON object; they are not valid JSON ('utf-8' codec can't "
+            "decode byte 0xff in position 10: invalid start byte)",
+        ),
     ],
 )
-def test_undecodable_arguments_answer_invalid_arguments(box, arguments, detail):
-    """Arguments that are not JSON give an invalid_arguments error result, never an exception."""
+def test_undecodable_arguments_answer_as_run_answers_the_text(box, arguments, error):
+    """The arguments' text is handed to ``run``, whose decoder phrases what is wrong with it
+    (``json.loads`` reads ``NaN``; a lone surrogate is the argument's error): an error
+    result, never an exception."""
     content = json.loads(
         openai_tool_message(box, _fn_call("c", "get_weather", arguments))["content"]
     )
-    assert content["error"].startswith(
-        f"arguments must be a JSON object; they are not valid JSON ({detail}"
-    )
+    assert content["error"] == error
+    assert content == {"error": box.run("get_weather", arguments).error.message}
 
 
 def test_blank_arguments_mean_no_arguments(box):

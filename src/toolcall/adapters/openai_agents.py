@@ -79,8 +79,6 @@ def _function_tool(
 
     async def invoke(context: ToolContext[Any], arguments: str) -> Any:
         args = decode_arguments(arguments)
-        if isinstance(args, toolcall.ToolError):
-            return error_text(args)
         result = await arun(name, args, inject=spec.inject(context), timeout=timeout)
         value, error = answer(name, result, _media)
         return error_text(error) if error is not None else value

@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
-import msgspec
-
 import toolcall
 import toolcall.providers._wire as wire
-from toolcall import ToolError
 from toolcall._shared.responses import flat_function
 
 __all__ = [
@@ -36,8 +33,6 @@ __all__ = [
     "responses_tool_search_outputs",
     "responses_tools",
 ]
-
-_decoder = msgspec.json.Decoder()
 
 
 class _OpenAIToolMessage(TypedDict):
@@ -67,23 +62,19 @@ else:
 
 
 def decode_arguments(arguments: Any) -> Any:
-    """JSON text to the arguments it holds; anything else is handed to ``run`` as it is.
+    """What ``run`` is given for a call's ``arguments``: the text itself, ``{}`` for blank text.
 
-    Text that is not JSON is the ``invalid_arguments`` error that answers the call, returned
-    rather than raised: the model wrote it and can write it again. Blank text means ``{}``:
-    some OpenAI-compatible servers send ``""`` for a call without arguments.
+    ``run`` reads JSON text itself, through the tool's typed route (checked in C as it is
+    decoded), and its one decoder phrases what is wrong with text that is not JSON. Blank
+    text means ``{}``: some OpenAI-compatible servers send ``""`` for a call without
+    arguments. Anything else (arguments a server sent already decoded) is handed on as it is.
     """
-    if isinstance(arguments, str | bytes | bytearray):
-        if not arguments.strip():
-            return {}
-        try:
-            return _decoder.decode(arguments)
-        except (msgspec.DecodeError, UnicodeError) as exc:
-            detail = str(exc)
-        except RecursionError:
-            detail = "nested too deeply"
-        return ToolError.invalid_arguments(arguments, detail)
+    if isinstance(arguments, _TEXT) and not arguments.strip():
+        return {}
     return arguments
+
+
+_TEXT = (str, bytes, bytearray)
 
 
 # Chat Completions.
