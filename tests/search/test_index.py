@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hypothesis
 import msgspec
 import pytest
+from hypothesis import strategies
 
 from toolcall import ir
 from toolcall._search.index import FIELDS, build_index
@@ -100,3 +102,13 @@ def test_a_tool_encoded_before_search_keywords_existed_still_decodes() -> None:
 
 def test_index_of_no_tools_finds_nothing() -> None:
     assert build_index([]).search("anything", 5) == ()
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(strategies.text(strategies.characters(max_codepoint=127)))
+def test_ascii_text_is_cut_into_the_words_of_any_text(text: str) -> None:
+    """ASCII text takes a faster path to its words (translate and split); it finds exactly
+    the words, hence the terms, of the path every other text takes (a non-ASCII word after
+    it sends it there)."""
+    assert terms(text) == terms(f"{text} \u00e9")[:-1]
+    assert identifier_words(text) == identifier_words(f"{text} \u00e9")[:-1]
