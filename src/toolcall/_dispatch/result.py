@@ -98,6 +98,15 @@ def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _where(path: tuple[str | int, ...]) -> str:
+    """The path as a message starts with it, at most 80 characters on one line."""
+    if len(path) == 1:
+        name = path[0]
+        if type(name) is str and len(name) <= 80 and name.isascii() and name.isprintable():
+            return name  # a top-level argument: what format_path and one_line make of it
+    return one_line(format_path(path), 80)
+
+
 def _listed(items: tuple[Any, ...] | list[Any], show: Any, budget: int = 0) -> str:
     """The first few items, each through ``show``, and how many more there are; with a
     ``budget``, only as many as fit in that many characters (one at least)."""
@@ -139,6 +148,8 @@ _BOUND_WORDS: Final = {
 def _expected(reason: str, rule: Any, value: Any) -> tuple[str, str]:
     """What the rule expected, and what to add after the value sent (its length, the item
     sent twice); the reason's plain text when there is no rule to name."""
+    if rule is None:  # every rule below needs one: a format's reason says it all
+        return _REASONS.get(reason, reason.replace("_", " ")), ""
     try:
         if reason == "out_of_range" and rule is not None:
             keyword, bound = rule
@@ -409,12 +420,11 @@ class ToolError:
     ) -> ToolError:
         """``rule``: the rule ``value`` broke, shaped by ``reason`` as ``Invalid.rule`` is
         (``toolcall._scalars``); the message names it, then what was sent (SPEC 5)."""
-        where = one_line(format_path(path), 80)
         what, detail = _expected(reason, rule, value)
         return _made(
             cls,
             "invalid_argument",
-            f"{where}: {what}, got {_short(value)}{detail}",
+            f"{_where(path)}: {what}, got {_short(value)}{detail}",
             path[0] if path and isinstance(path[0], str) else None,
             path,
             reason,
@@ -474,10 +484,20 @@ class ToolError:
         return cls("cancelled", "the client went away; the call was cancelled")
 
 
-_SET_KIND, _SET_MESSAGE, _SET_ARGUMENT, _SET_PATH, _SET_REASON, _SET_VALUE, _SET_NAMES = (
-    getattr(ToolError, name).__set__
-    for name in ("kind", "message", "argument", "path", "reason", "value", "names")
-)
+class _Unfrozen:
+    """ToolError's slots without its frozen ``__setattr__``: the errors a model's call meets
+    are filled in as one of these, then made a ToolError by assigning ``__class__`` (the two
+    layouts are the same slots in the same order). The frozen dataclass ``__init__`` goes
+    through ``object.__setattr__`` seven times, which cost more than phrasing the message."""
+
+    __slots__ = ToolError.__slots__
+    kind: str
+    message: str
+    argument: str | None
+    path: tuple[str | int, ...]
+    reason: str | None
+    value: Any
+    names: tuple[Any, ...]
 
 
 def _made(
@@ -490,21 +510,20 @@ def _made(
     value: Any = None,
     names: tuple[Any, ...] = (),
 ) -> ToolError:
-    """``cls(...)`` for the constructors of the errors a model's call meets: each slot set
-    through its descriptor, a fifth of the frozen dataclass ``__init__``'s cost (which goes
-    through ``object.__setattr__`` seven times), the message bounded as ``__post_init__``
-    bounds it. A subclass is built by its own ``__init__``."""
+    """``cls(...)``, its message bounded as ``__post_init__`` bounds it (see ``_Unfrozen``);
+    a subclass is built by its own ``__init__``."""
     if cls is not ToolError:
         return cls(kind, message, argument, path, reason, value, names)
-    error: ToolError = object.__new__(cls)
-    _SET_KIND(error, kind)
-    _SET_MESSAGE(error, one_line(message))
-    _SET_ARGUMENT(error, argument)
-    _SET_PATH(error, path)
-    _SET_REASON(error, reason)
-    _SET_VALUE(error, value)
-    _SET_NAMES(error, names)
-    return error
+    error = _Unfrozen()
+    error.kind = kind
+    error.message = one_line(message)
+    error.argument = argument
+    error.path = path
+    error.reason = reason
+    error.value = value
+    error.names = names
+    error.__class__ = ToolError  # type: ignore[assignment]
+    return error  # type: ignore[return-value]
 
 
 def tool_raised(name: str, exc: BaseException) -> Err:
