@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 
 import toolcall
 from budget import examples
-from toolcall._dispatch.result import ToolError, _glimpse, _short, one_line
+from toolcall._dispatch.result import (
+    ToolError,
+    _glimpse,
+    _short,
+    _where,
+    format_path,
+    one_line,
+)
 
 
 @settings(max_examples=examples(500), deadline=None)
@@ -54,6 +61,14 @@ CONSTRUCTED = [
         ("x", ("x",), "expected_string", _LONG, ()),
     ),
 ]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(path=st.lists(st.text(max_size=90) | st.integers(-2, 12), min_size=1, max_size=3).map(tuple))
+def test_a_path_starts_the_message_as_the_walk_writes_it(path: tuple[str | int, ...]) -> None:
+    """The shortcut for a top-level argument's name gives what ``format_path`` and
+    ``one_line`` give, for any path."""
+    assert _where(path) == one_line(format_path(path), 80)
 
 
 @pytest.mark.parametrize(("built", "kind", "message", "rest"), CONSTRUCTED)
