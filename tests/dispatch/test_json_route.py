@@ -5,6 +5,7 @@ whatever the text: what the mirrors do not take goes the way of ``json.loads``."
 from __future__ import annotations
 
 import json
+import linecache
 import sys
 import types
 from typing import Any
@@ -16,6 +17,9 @@ from hypothesis import strategies as st
 
 import toolcall
 from budget import examples
+from fakes import FakeResolver
+from toolcall import ir
+from toolcall._dispatch.fastpath import build_fastpath
 from toolcall._dispatch.jsonroute import text_route
 
 TOOLS = """
@@ -428,3 +432,60 @@ def test_the_decoder_is_built_on_the_first_text_call(monkeypatch: pytest.MonkeyP
         assert len(built) == 1
     finally:
         del sys.modules[module.__name__]
+
+
+# -- the generated code ---------------------------------------------------------------------------
+
+GREET = ir.Tool(
+    name="greet",
+    parameters=(
+        ir.Parameter(name="name", type=ir.Type(kind="string", max_length=20)),
+        ir.Parameter(name="times", type=ir.Type(kind="integer", minimum=1), required=False),
+    ),
+)
+
+
+def greet(name: str, times: int = 1) -> str:
+    return name * times
+
+
+def test_the_text_branch_of_a_small_tool_is_pinned() -> None:
+    """A scalar tool's text branch: one decode (the length and the bound are the mirror's,
+    checked in C), an explicit null read as absent, the call; anything else to ``_text``."""
+    refused: list[Any] = []
+    route = text_route(GREET, FakeResolver(), refused.append)
+    fast = build_fastpath(GREET, greet, is_async=False, resolver=FakeResolver(), text=route)
+    assert fast is not None
+    source = "".join(linecache.getlines(fast.__code__.co_filename))
+    assert source.startswith(
+        "def make(fn, _fallback, _ABSENT, _raised, _exited, _Ok, _decode, _text, _tb, _k1, "
+        "_k2, _utf8):\n"
+        "    def fast(args):\n"
+        "        if type(args) is not dict:\n"
+        "            if type(args) is str or type(args) is bytes:\n"
+        "                try:\n"
+        "                    s = _decode(args)\n"
+        "                    v0 = s.f0\n"
+        "                    v1 = s.f1\n"
+        "                    if v1 is None:\n"
+        "                        v1 = _ABSENT\n"
+        "                except Exception:\n"
+        "                    return _text(args)\n"
+        "                try:\n"
+        "                    if v1 is _ABSENT:\n"
+        "                        value = fn(v0)\n"
+        "                    else:\n"
+        "                        value = fn(v0, v1)\n"
+    )
+    assert source.endswith(
+        "    def arm__decode(value):\n"
+        "        nonlocal _decode\n"
+        "        _decode = value\n"
+        "    return fast, arm__decode"
+    )
+    assert fast('{"name": "ab", "times": 2}') == toolcall.Ok("abab")
+    assert fast(b'{"name": "ab", "times": null}') == toolcall.Ok("ab")
+    assert refused == []
+    for text in ('{"name": "ab", "times": 0}', '{"name": "' + "x" * 21 + '"}', '{"name": 1}'):
+        fast(text)
+    assert len(refused) == 3

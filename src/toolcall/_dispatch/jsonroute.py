@@ -323,7 +323,9 @@ def _read_fields(
         if field.required:
             _restore_into(source, part, value, indent, depth)
             continue
-        if part.how == _EXACT and accepts_null(field.type):
+        if part.how == _EXACT:
+            if not accepts_null(field.type):  # null is absent; any other value is restored
+                source.add(indent, f"if {value} is None:", f"    {value} = _ABSENT")
             continue
         source.add(indent, f"if {value} is not _ABSENT:")
         inner = indent + "    "
