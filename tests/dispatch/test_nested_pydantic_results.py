@@ -12,6 +12,8 @@ import dataclasses
 import json
 from typing import Any, NamedTuple
 
+import attrs
+import msgspec
 import pytest
 
 import pydantic
@@ -65,6 +67,38 @@ def test_a_nested_pydantic_dataclass_reads_as_pydantic_writes_it(
     expected = pydantic.TypeAdapter(annotation).dump_python(value, mode="json", by_alias=True)
     assert json.loads(toolcall.encode_result(value)) == expected
     assert "timestamp" in toolcall.encode_result(value)
+
+
+class Board(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    best_tick: Tick
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.best_tick, Tick):
+            raise TypeError("a Board's best tick is a Tick")
+
+
+def _a_tick(instance: object, attribute: object, value: object) -> None:
+    if not isinstance(value, Tick):
+        raise TypeError("a Feed's last is a Tick")
+
+
+@attrs.frozen
+class Feed:
+    last: Tick = attrs.field(validator=_a_tick)
+    _cursor: int = 0
+
+
+def test_structs_and_attrs_holding_one_keep_their_own_encoding() -> None:
+    """A Struct's renames and omitted defaults and an attrs class's private fields stay as
+    msgspec writes them; the pydantic dataclass in a field is pydantic's; the value returned
+    is untouched (no __post_init__ or validator sees the dump)."""
+    board, feed = Board(TICK), Feed(TICK, 3)
+    assert json.loads(toolcall.encode_result([board, feed])) == [
+        {"bestTick": {"timestamp": 5, "symbol": "ABC"}},
+        {"last": {"timestamp": 5, "symbol": "ABC"}},
+    ]
+    assert (board.best_tick, feed.last) == (TICK, TICK)
 
 
 def test_values_without_a_pydantic_dataclass_are_untouched() -> None:

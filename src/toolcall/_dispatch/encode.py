@@ -240,9 +240,10 @@ def _with_pydantic_dumps(value: Any, depth: int = 0) -> Any:
     msgspec writes any dataclass field by field, its own way, before an ``enc_hook`` could
     see it, so a pydantic dataclass loses its aliases and serializers wherever msgspec
     meets it. This walk reaches the containers msgspec writes as JSON arrays and objects
-    (dicts, lists, tuples, NamedTuples, sets) and plain dataclasses, and rebuilds only what
-    holds one, as msgspec would write it; a model dumps its own (``model_dump``). msgspec
-    Structs and attrs classes are not walked.
+    (dicts, lists, tuples, NamedTuples, sets) and the fields of plain dataclasses, msgspec
+    Structs and attrs classes, and rebuilds only what holds one, as msgspec would write it (a
+    Struct or attrs instance as a copy whose field holds the dump, so its renames, omitted
+    defaults and private fields stay msgspec's); a model dumps its own (``model_dump``).
     """
     cls = type(value)
     if cls in _LEAVES or depth > _WALK_DEPTH:
@@ -264,14 +265,41 @@ def _with_pydantic_dumps(value: Any, depth: int = 0) -> Any:
         if any(new is not old for new, old in zip(found, value, strict=True)):
             return found
         return value
-    if hasattr(cls, "__dataclass_fields__") and not isinstance(value, type):
+    if isinstance(value, type):
+        return value
+    if hasattr(cls, "__dataclass_fields__"):
         import dataclasses
 
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         dumped = {name: _with_pydantic_dumps(item, depth) for name, item in fields.items()}
         if any(dumped[name] is not item for name, item in fields.items()):
             return {name: item for name, item in dumped.items() if item is not msgspec.UNSET}
-    return value
+        return value
+    names: Any = getattr(cls, "__struct_fields__", None)
+    if names is None:
+        attributes = getattr(cls, "__attrs_attrs__", None)
+        if attributes is None:
+            return value
+        names = [a.name for a in attributes if not a.name.startswith("_")]  # msgspec skips those
+    changed = {}
+    for name in names:
+        item = getattr(value, name, msgspec.UNSET)
+        new = _with_pydantic_dumps(item, depth)
+        if new is not item:
+            changed[name] = new
+    if not changed:
+        return value
+    setter: Any = object.__setattr__
+    if hasattr(cls, "__struct_fields__"):  # a Struct refuses object's (frozen or not)
+        setter = getattr(msgspec.structs, "force_setattr", None)  # msgspec 0.18.5 on
+        if setter is None:
+            return value
+    import copy  # a copy runs no __init__, __post_init__, validator or converter
+
+    copied = copy.copy(value)
+    for name, new in changed.items():
+        setter(copied, name, new)
+    return copied
 
 
 def _enc_hook(value: Any) -> Any:
