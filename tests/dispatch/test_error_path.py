@@ -1,6 +1,7 @@
 """The error path made cheaper (issue 38.3) says exactly what it said: a short value is shown
 as the walk shows it, an error built by the constructors equals the one its dataclass builds,
-and JSON text the typed route refuses is decoded once and walked once, by the general path."""
+a list's items restored by generated code first get their coercer's answer, and JSON text the
+typed route refuses is decoded once and walked once, by the general path."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ from hypothesis import strategies as st
 
 import toolcall
 from budget import examples
+from fakes import FakeResolver
+from toolcall import ir
+from toolcall._dispatch.coerce import Invalid, build_coercer
+from toolcall._dispatch.fastpath import quick_items
 from toolcall._dispatch.result import (
     ToolError,
     _glimpse,
@@ -128,7 +133,7 @@ def test_refused_text_is_decoded_once_and_walked_once(
     fast_calls: list[str] = []
 
     def profile(frame: types.FrameType, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_name == "fast":
+        if event == "call" and frame.f_code.co_filename.startswith("<toolcall fast_order "):
             fast_calls.append(frame.f_code.co_filename)
 
     sys.setprofile(profile)
@@ -140,3 +145,68 @@ def test_refused_text_is_decoded_once_and_walked_once(
     assert expected.error.message == "lines[5].qty: expected at least 1, got 0"
     assert len(decodes) == 1
     assert len(fast_calls) == 1
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: float = 0.0
+
+
+_POINT = ir.Type(
+    kind="object",
+    py="dataclass",
+    ref="tests:Point",
+    fields=(
+        ir.Field(name="x", type=ir.Type(kind="integer")),
+        ir.Field(name="y", type=ir.Type(kind="number"), required=False),
+    ),
+)
+_LINE = ir.Type(
+    kind="object",
+    py="dict",
+    fields=(
+        ir.Field(name="sku", type=ir.Type(kind="string", max_length=3)),
+        ir.Field(name="qty", type=ir.Type(kind="integer", minimum=1)),
+        ir.Field(name="gift", type=ir.Type(kind="boolean"), required=False),
+    ),
+)
+LISTS = {
+    "lines": ir.Type(kind="array", py="list", items=_LINE),
+    "points": ir.Type(kind="array", items=_POINT),
+    "rows": ir.Type(
+        kind="array", py="list", items=ir.Type(kind="array", items=ir.Type(kind="integer"))
+    ),
+}
+_SCALAR = st.none() | st.booleans() | st.integers(-2, 3) | st.floats(-1, 2) | st.text(max_size=4)
+_ITEM = (
+    st.fixed_dictionaries(
+        {"sku": _SCALAR, "qty": _SCALAR}, optional={"gift": _SCALAR, "other": _SCALAR}
+    )
+    | st.fixed_dictionaries({"x": _SCALAR}, optional={"y": _SCALAR, "z": _SCALAR})
+    | st.lists(_SCALAR, max_size=3)
+    | _SCALAR
+)
+
+
+def _outcome(coerce: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return ("ok", repr(coerce(value)))
+    except Invalid as error:
+        return ("invalid", error.reason, error.path, repr(error.value), repr(error.rule))
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    name=st.sampled_from(sorted(LISTS)),
+    value=st.lists(_ITEM, max_size=5) | st.lists(_ITEM, max_size=3).map(tuple) | _SCALAR,
+)
+def test_items_restored_by_generated_code_get_the_coercers_answer(name: str, value: Any) -> None:
+    """A list whose items generated code restores first answers as its coercer does, the
+    value or the first bad item's error at its index, whatever the items."""
+    resolver = FakeResolver({"tests:Point": Point})
+    t = LISTS[name]
+    plain = build_coercer(t, resolver)
+    quick = quick_items(t, resolver, plain)
+    assert quick is not plain
+    assert _outcome(quick, value) == _outcome(plain, value)

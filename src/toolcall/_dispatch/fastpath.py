@@ -33,6 +33,7 @@ import msgspec
 from toolcall import ir
 from toolcall._dispatch.coerce import (
     ClassLookup,
+    Invalid,
     accepts_null,
     build_coercer,
     constructor,
@@ -48,7 +49,7 @@ from toolcall._dispatch.fastcalls import (
 from toolcall._dispatch.result import Ok, tool_exited, tool_raised
 from toolcall._scalars import FAST_NAMES, row_of
 
-__all__ = ["FIELD_FIELDS", "MISS", "Source", "build_fastpath", "set_fields"]
+__all__ = ["FIELD_FIELDS", "MISS", "Source", "build_fastpath", "quick_items", "set_fields"]
 
 
 class _Miss:
@@ -225,6 +226,55 @@ def build_fastpath(
     source.miss("")
     header = f"{'async ' if is_async else ''}def fast(args):"
     return source.compile(header, f"fast_{tool.name}")
+
+
+def quick_items(t: ir.Type, resolver: ClassLookup, coerce: Callable[[Any], Any]) -> Any:
+    """``coerce`` (the coercer of the list type ``t``) with each item first restored by
+    generated code, its coercer called only for an item that code misses; ``coerce`` itself
+    when ``t`` is not a plain list of items worth it.
+
+    The general path walks a value node by node, five times the generated code's cost, and
+    it is where a call with an error ends: the items before the bad one are then restored at
+    the generated code's cost, and the bad one's error is its coercer's, at its index, as
+    the list's coercer would report it (a plain list has no rule to check before or after
+    its items, and the generated code accepts only what the coercer accepts, as it restores
+    it).
+    """
+    items = t.items
+    if (
+        set_fields(t) - {"py"} != {"kind", "items"}
+        or t.py not in ("", "list")
+        or items is None
+        or items.kind not in ("object", "array")
+        or _has_provider(items)
+    ):
+        return coerce
+    source = Source("return _MISS", resolver)
+    if not source._inlined(items):
+        return coerce
+    source.free.update(_MISS=MISS, _ABSENT=ABSENT)
+    source.add("", "try:")
+    restored = source.restore(items, "x", "    ", 1)
+    source.add("", "except Exception:", "    return _MISS", f"return {restored}")
+    fast = source.compile("def fast(x):", "restore_item")
+    item = build_coercer(items, resolver)
+
+    def quick(value: Any) -> Any:
+        if type(value) is not list:
+            return coerce(value)
+        out = []
+        for index, element in enumerate(value):
+            found = fast(element)
+            if found is MISS:
+                try:
+                    found = item(element)
+                except Invalid as error:
+                    error.path = (index, *error.path)
+                    raise
+            out.append(found)
+        return out
+
+    return quick
 
 
 _FILES = itertools.count(1)

@@ -43,7 +43,7 @@ from toolcall._dispatch.coerce import (
     build_coercer,
     node_at,
 )
-from toolcall._dispatch.fastpath import build_fastpath
+from toolcall._dispatch.fastpath import build_fastpath, quick_items
 from toolcall._dispatch.jsonroute import text_route
 from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import (
@@ -156,7 +156,7 @@ class _Parameter:
         self.coerce = (
             pydantic_coercer(hint, parameter.type)
             if checked
-            else build_coercer(parameter.type, resolver)
+            else quick_items(parameter.type, resolver, build_coercer(parameter.type, resolver))
         )
         self.required = parameter.required
         self.positional_only = parameter.positional_only
