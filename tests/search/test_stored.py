@@ -180,11 +180,21 @@ def test_a_warm_start_that_does_not_search_never_imports_search(tmp_path: Path) 
     assert subproc.json_run(root, cache, code) == []
 
 
-def test_toolcall_cache_lists_cleans_and_clears_the_counts(tmp_path: Path) -> None:
-    """A module's counts are valid while it has a valid entry beside them; ``clean`` removes
-    them once it has none, ``clear`` always."""
+def test_toolcall_cache_lists_cleans_and_clears_the_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A module's counts are listed as search terms, valid while it has a valid entry beside
+    them; ``clean`` removes them once it has none, ``clear`` always."""
     root, cache = project(tmp_path)
     search(root, cache)
+    assert cache_main(["list", "--cache-dir", str(cache)]) == 0
+    listed = [line.split() for line in capsys.readouterr().out.splitlines()[1:-1]]
+    assert sorted((row[0], row[-2:] == ["(search", "terms)"]) for row in listed) == [
+        ("shop", False),
+        ("shop", True),
+        ("stock", False),
+        ("stock", True),
+    ]
     code = """
         import json, sys
         from toolcall._cache import maintenance

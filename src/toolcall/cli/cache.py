@@ -50,12 +50,18 @@ def _list(directory: Path, args: argparse.Namespace) -> int:
     infos = _maintenance.scan(directory)
     where = "" if directory.is_dir() else " (not created yet)"
     print(f"cache: {directory}{where}")
-    rows = [(i.module or "?", _size(i.size), i.status, i.source_path or "-") for i in infos]
+    rows = [(i.module or "?", _size(i.size), i.status, _source(i)) for i in infos]
     widths = [max((len(row[col]) for row in rows), default=0) for col in range(3)]
     for module, size, status, source in rows:
         print(f"  {module:<{widths[0]}}  {size:>{widths[1]}}  {status:<{widths[2]}}  {source}")
     print(_count(len(infos), sum(i.size for i in infos)))
     return 0
+
+
+def _source(info: _maintenance.EntryInfo) -> str:
+    """Where the entry's module is; a module's search terms (``.tcs``) say what they are."""
+    where = info.source_path or "-"
+    return f"{where} (search terms)" if info.path.suffix == _cache.TERMS_SUFFIX else where
 
 
 def _clean(directory: Path, args: argparse.Namespace) -> int:
@@ -214,10 +220,12 @@ def _parser() -> argparse.ArgumentParser:
     cleaning = command(
         "clean",
         _clean,
-        "remove orphaned entries (source gone or changed, old format, unreadable)",
+        "remove orphaned entries (source gone or changed, old format, unreadable) and search "
+        "terms whose module has no valid entry left",
         "Remove entries no process will read again: their source is gone or changed, a "
         "dependency changed, they are of an old format or unreadable, or they are temp "
-        "files a crashed writer left. Valid entries stay unless --older-than says so.",
+        "files a crashed writer left; and a module's search terms once no valid entry of it "
+        "is left. Valid entries stay unless --older-than says so.",
     )
     cleaning.add_argument("--dry-run", action="store_true", help="only say what would be removed")
     cleaning.add_argument(
