@@ -33,10 +33,16 @@ from toolcall._dispatch.result import (
 
 
 @settings(max_examples=examples(500), deadline=None)
-@given(text=st.text(max_size=40) | st.text(st.characters(max_codepoint=127), max_size=40))
-def test_a_short_text_is_shown_as_the_walk_shows_it(text: str) -> None:
-    """The shortcut for short printable ASCII text gives the walk's answer, for any text."""
-    assert _short(text) == one_line(_glimpse(text, 3), 60)
+@given(
+    value=st.text(max_size=40)
+    | st.text(st.characters(max_codepoint=127), max_size=40)
+    | st.integers()
+    | st.integers(-(10**60), 10**60)
+)
+def test_a_short_value_is_shown_as_the_walk_shows_it(value: str | int) -> None:
+    """The shortcut for short printable ASCII text and integers gives the walk's answer, for
+    any text and integer."""
+    assert _short(value) == one_line(_glimpse(value, 3), 60)
 
 
 _LONG = "\n" * 400

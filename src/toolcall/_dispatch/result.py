@@ -64,6 +64,7 @@ _MAX_TEXT = 200
 # a few times) or containing itself is tiny in memory and astronomically large as a tree.
 _MAX_NODES = 1000
 _SHORT_DEPTH = 3
+_SHORT_INT = 10**50  # an int whose repr fits in a shown value
 _SHORT_ITEMS = 8
 
 
@@ -208,9 +209,11 @@ def _counted(count: int, value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    if type(value) is str and len(value) <= 28 and value.isascii() and value.isprintable():
-        # what the walk below gives such a text (its repr fits in 60 characters), at a
-        # fraction of the cost: one error's message is phrased on every failed call
+    if (type(value) is str and len(value) <= 28 and value.isascii() and value.isprintable()) or (
+        type(value) is int and -_SHORT_INT < value < _SHORT_INT
+    ):
+        # what the walk below gives such a text or number (its repr fits in 60 characters),
+        # at a fraction of the cost: one error's message is phrased on every failed call
         return repr(value)
     try:
         text = _glimpse(value, _SHORT_DEPTH)
