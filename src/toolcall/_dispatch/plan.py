@@ -6,7 +6,9 @@ parameter in declaration order), restores every value through the coercers of
 :mod:`toolcall._dispatch.coerce` and calls the function, positional-only parameters positionally
 and the rest by keyword, omitted optionals not passed at all so that the function's own
 defaults apply. A tool first goes through its generated fast path
-(:mod:`toolcall._dispatch.fastpath`), which falls back to the general path at the first deviation.
+(:mod:`toolcall._dispatch.fastpath`), which falls back to the general path at the first deviation;
+arguments given as JSON text go through its typed route (:mod:`toolcall._dispatch.jsonroute`),
+and what that does not take through ``json.loads`` and the general path.
 
 A plan is prepared (coercers built, fast path generated and compiled) on its first call,
 not when it is built: a process loads every tool of a module at import but may call few of
