@@ -57,17 +57,19 @@ def count_stock(sku: str) -> int:
     return 0
 '''
 
-# Counts each module's term counting (``document_terms`` calls), then searches a box of both
-# modules and a runtime function (an index of the box's own, from the modules' counts), asks
-# run() about an unknown name and searches a box of one module (both: that module's index).
+# Records which tools' terms are counted and documents made (``document_terms``, ``document``),
+# then searches a box of both modules and a runtime function (an index of the box's own, from
+# the modules' counts), asks run() about an unknown name and searches a box of one module
+# (both: that module's own index).
 SEARCH = """
 import json, sys, toolcall, shop, stock
 from toolcall._load import registry
 from toolcall._search import stored
 
-counted = []
-original = stored.document_terms
+counted, made = [], []
+original, make = stored.document_terms, stored.document
 stored.document_terms = lambda doc: counted.append(doc.name) or original(doc)
+stored.document = lambda tool: made.append(tool.name) or make(tool)
 
 def restock(sku: str) -> str:
     '''Order more of an item for the warehouse.'''
@@ -82,6 +84,7 @@ print(json.dumps({
     "alone": alone,
     "read": {m: registry.find(m).search.read for m in ("shop", "stock")},
     "counted": sorted(counted),
+    "made": sorted(made),
     "hits": hits,
     "unknown": unknown,
 }))
@@ -114,7 +117,7 @@ def test_the_next_process_reads_the_counts_and_finds_the_same(tmp_path: Path) ->
     assert [name.rpartition("-")[0] for name in terms_files(cache)] == ["shop", "stock"]
     second = search(root, cache)
     assert second["read"] == {"shop": "index", "stock": "terms"}
-    assert second["counted"] == ["restock"]
+    assert second["counted"] == second["made"] == ["restock"]  # no document of a module
     assert second["hits"] == first["hits"]
     assert second["alone"] == first["alone"]
     assert second["unknown"] == first["unknown"] == ["track_parcel"]

@@ -131,22 +131,36 @@ Postings = dict[str, tuple[list[int], list[float]]]
 
 
 class Index:
-    """Documents, their weighted and normalised term frequencies, and the name forms.
+    """Tools' documents, their weighted and normalised term frequencies, and the name forms.
 
-    ``terms`` are the documents' ``document_terms``, read from the cache or counted here;
-    ``postings``, an earlier index's ``postings`` of these very documents (the cache's),
-    with which ``terms`` may be None: ``why`` then counts the terms of the hits alone.
+    ``terms`` are the tools' ``document_terms``, read from the cache or counted here;
+    ``postings``, an earlier index's ``postings`` of these very tools (the cache's), with
+    which ``terms`` may be None: ``why`` then counts the terms of the hits alone. The
+    documents (``documents``, made from the tools when not given) are only read by a ranker,
+    ``why`` and counting: an index read from the cache answers without them.
     """
 
-    __slots__ = ("_exact", "_fields", "_near", "_spaced", "documents", "postings")
+    __slots__ = (
+        "_documents",
+        "_exact",
+        "_fields",
+        "_names",
+        "_near",
+        "_spaced",
+        "_tools",
+        "postings",
+    )
 
     def __init__(
         self,
-        documents: Sequence[SearchDocument],
+        tools: Sequence[ir.Tool],
         terms: Sequence[Terms] | None = None,
         postings: Postings | None = None,
+        documents: Sequence[SearchDocument] | None = None,
     ) -> None:
-        self.documents = tuple(documents)
+        self._tools = tuple(tools)
+        self._names = [tool.name for tool in self._tools]
+        self._documents = None if documents is None else tuple(documents)
         if postings is None:
             if terms is None:
                 terms = [document_terms(doc) for doc in self.documents]
@@ -156,13 +170,20 @@ class Index:
         self._exact: dict[str, list[int]] = {}
         self._spaced: dict[tuple[str, ...], list[int]] = {}
         self._near: dict[str, list[int]] | None = None
-        for position, doc in enumerate(self.documents):
-            parts = tuple(identifier_words(doc.name))
+        for position, name in enumerate(self._names):
+            parts = tuple(identifier_words(name))
             if len(parts) < 2:  # a one-word name is a word, not a mention
                 continue
-            folded = fold(doc.name)
+            folded = fold(name)
             self._exact.setdefault(folded, []).append(position)
             self._spaced.setdefault(parts, []).append(position)
+
+    @property
+    def documents(self) -> tuple[SearchDocument, ...]:
+        """What search knows of each tool, in the tools' order (made on first use)."""
+        if self._documents is None:
+            self._documents = tuple(document(tool) for tool in self._tools)
+        return self._documents
 
     def _near_names(self) -> dict[str, list[int]]:
         """Each multi-word name of six letters or more under each of its one-letter
@@ -187,9 +208,9 @@ class Index:
             scores = self._bm25f(list(dict.fromkeys(query_terms)))
         else:
             scores = [float(score) for score in ranker(query, self.documents)]
-            if len(scores) != len(self.documents):
+            if len(scores) != len(self._names):
                 msg = (
-                    f"the ranker returned {len(scores)} scores for {len(self.documents)} "
+                    f"the ranker returned {len(scores)} scores for {len(self._names)} "
                     "documents; it must return one score per document"
                 )
                 raise ValueError(msg)
@@ -201,11 +222,11 @@ class Index:
         candidates = {p for p, score in enumerate(scores) if score >= floor} | mentioned.keys()
         ranked = sorted(
             candidates,
-            key=lambda p: (-mentioned.get(p, 0), -scores[p], self.documents[p].name),
+            key=lambda p: (-mentioned.get(p, 0), -scores[p], self._names[p]),
         )[:k]
         return tuple(
             Hit(
-                name=self.documents[p].name,
+                name=self._names[p],
                 score=scores[p],
                 why=self._why(p, query_terms, spelled, p in mentioned),
             )
@@ -214,7 +235,7 @@ class Index:
 
     def _bm25f(self, query_terms: list[str]) -> list[float]:
         """Every document's score, in document order (0.0: no term of the query)."""
-        scores = [0.0] * len(self.documents)
+        scores = [0.0] * len(self._names)
         for term in query_terms:
             found = self.postings.get(term)
             if found is not None:
@@ -240,7 +261,7 @@ class Index:
             near = self._near_names()
             for variant in (word, *_deletions(word)):
                 for position in (*self._exact.get(variant, ()), *near.get(variant, ())):
-                    name = fold(self.documents[position].name)
+                    name = fold(self._names[position])
                     if _one_edit(word, name) or _one_edit(word, _joined(name)):
                         found.setdefault(position, 1)
         return found
@@ -250,11 +271,13 @@ class Index:
     ) -> tuple[tuple[str, tuple[str, ...]], ...]:
         why: list[tuple[str, tuple[str, ...]]] = []
         if mentioned:
-            why.append(("mention", (self.documents[position].name,)))
-        counted = self._fields
-        fields = (
-            counted[position] if counted is not None else document_terms(self.documents[position])
-        )
+            why.append(("mention", (self._names[position],)))
+        if self._fields is not None:
+            fields = self._fields[position]
+        elif self._documents is not None:
+            fields = document_terms(self._documents[position])
+        else:  # one hit's document, not every tool's
+            fields = document_terms(document(self._tools[position]))
         for field, found in zip(FIELDS, fields, strict=True):
             matched = tuple(dict.fromkeys(spelled[t] for t in query_terms if t in found))
             if matched:
@@ -297,7 +320,7 @@ def _postings(terms: Sequence[Terms]) -> Postings:
 
 def build_index(tools: Sequence[ir.Tool]) -> Index:
     """The index of ``tools``, every one counted here (``Index`` takes stored terms too)."""
-    return Index([document(tool) for tool in tools])
+    return Index(tools)
 
 
 _NAMEISH: Final = re.compile(r"[\w-]+")

@@ -5,22 +5,24 @@ and the arithmetic over the counts the rest. So a module's counts are kept on it
 entry (``ModuleEntry.search``), made on its first search or first unknown tool name, never
 at import; and written to the cache by the process that made them, with the postings of the
 module's own index once it is built, for the next warm process to read instead. The file is
-named after the digest of exactly what was counted (every field's text of every tool, the
-counting rule's version, the Unicode version the text was folded with), so a changed module,
-or one read by a Python folding text otherwise, never reads old counts; it is read and
-checked like every cache entry (``_cache.store``), and anything wrong with it is a miss: the
-counts are made again. A Toolbox of one module's tools uses the module's own index; one over
-several modules (or some of a module's tools) takes each module's counts and computes the
-statistics of the whole box (average field lengths, document frequencies) itself. Runtime
-functions are counted in memory.
+named after the digest of the module's IR (which every counted text comes from), the
+counting and scoring rules' version and the Unicode version text is folded with, so a
+changed module, or one read by a Python folding text otherwise, never reads old counts; it is
+read and checked like every cache entry (``_cache.store``), and anything wrong with it is a
+miss: the counts are made again. A Toolbox of one module's tools uses the module's own index;
+one over several modules (or some of a module's tools) takes each module's counts and
+computes the statistics of the whole box (average field lengths, document frequencies)
+itself. Runtime functions are counted in memory.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from toolcall import ir
 from toolcall._cache import store
@@ -49,23 +51,35 @@ model that sends a page of text as a name must not make the error path slow."""
 
 
 class ModuleSearch:
-    """One module's search documents and term counts, by tool name, and its own index
-    (built on first use). ``read`` says what came from the cache: ``""`` nothing,
-    ``"terms"`` the counts, ``"index"`` the counts and the index's postings (the counts are
-    then decoded only if a box of several modules asks for them)."""
+    """One module's tools and term counts, by tool name, and its own index (built on first
+    use). ``read`` says what came from the cache: ``""`` nothing, ``"terms"`` the counts,
+    ``"index"`` the counts and the index's postings (the counts are then decoded only if a box
+    of several modules asks for them, and no document is made unless a ranker asks)."""
 
-    __slots__ = ("_index", "_path", "_postings", "_saved", "_stored", "_terms", "documents", "read")
+    __slots__ = (
+        "_documents",
+        "_index",
+        "_path",
+        "_postings",
+        "_saved",
+        "_stored",
+        "_terms",
+        "read",
+        "tools",
+    )
 
     def __init__(
         self,
-        documents: dict[str, SearchDocument],
+        tools: dict[str, ir.Tool],
         terms: dict[str, Terms] | None,
         *,
+        documents: dict[str, SearchDocument] | None = None,
         path: Path | None = None,
         stored: store.StoredTerms | None = None,
     ) -> None:
-        self.documents = documents
+        self.tools = tools
         self._terms = terms
+        self._documents = documents
         self._path = path
         self._stored = stored
         self._postings: Postings | None = None if stored is None else stored.postings
@@ -74,13 +88,20 @@ class ModuleSearch:
         self._index: Index | None = None
 
     @property
+    def documents(self) -> dict[str, SearchDocument]:
+        """Each tool's search document (made on first use)."""
+        if self._documents is None:
+            self._documents = {name: document(tool) for name, tool in self.tools.items()}
+        return self._documents
+
+    @property
     def terms(self) -> dict[str, Terms]:
         """Each tool's counts: the stored ones, decoded on first use, or counted."""
         if self._terms is None:
             stored = None if self._stored is None else store.decode_counts(self._stored.tools)
             self._stored = None  # the counts' bytes are not kept once decoded
-            if stored is not None and _fits(stored, len(self.documents)):
-                self._terms = dict(zip(self.documents, stored, strict=True))
+            if stored is not None and _fits(stored, len(self.tools)):
+                self._terms = dict(zip(self.tools, stored, strict=True))
             else:  # not what was written: count, and write the counts again
                 self._terms = {name: document_terms(d) for name, d in self.documents.items()}
                 self._saved = ""
@@ -89,11 +110,12 @@ class ModuleSearch:
     def index(self) -> Index:
         """The module's own index: its stored postings, or built (and then stored)."""
         if self._index is None:
-            documents = list(self.documents.values())
+            tools = list(self.tools.values())
+            documents = None if self._documents is None else list(self._documents.values())
             if self._postings is not None:
-                self._index = Index(documents, None, self._postings)
+                self._index = Index(tools, None, self._postings, documents)
             else:
-                self._index = Index(documents, list(self.terms.values()))
+                self._index = Index(tools, list(self.terms.values()), None, documents)
             self.save()
         return self._index
 
@@ -128,20 +150,18 @@ def box_index(entries: Sequence[ModuleEntry], tools: Sequence[ir.Tool]) -> Index
     (``module_search``) go into an index of the box's own."""
     if entries and all(entry is entries[0] for entry in entries):
         alone = module_search(entries[0])
-        if list(alone.documents) == [tool.name for tool in tools]:
+        if list(alone.tools) == [tool.name for tool in tools]:
             return alone.index()
-    documents: list[SearchDocument] = []
     terms: list[Terms] = []
     searches: dict[int, ModuleSearch] = {}
     for entry, tool in zip(entries, tools, strict=True):
         found = searches.get(id(entry))
         if found is None:
             found = searches[id(entry)] = module_search(entry)
-        documents.append(found.documents[tool.name])
         terms.append(found.terms[tool.name])
     for found in searches.values():
         found.save()
-    return Index(documents, terms)
+    return Index(tools, terms)
 
 
 def suggest(index: Index, name: str) -> tuple[str, ...]:
@@ -153,18 +173,19 @@ def suggest(index: Index, name: str) -> tuple[str, ...]:
 
 
 def _load(entry: ModuleEntry) -> ModuleSearch:
-    documents = {tool.name: document(tool) for tool in entry.ir.tools}
+    tools = {tool.name: tool for tool in entry.ir.tools}
     path = None
     if entry.module is not None:  # a module's tools; a runtime function's are just counted
         directory = store.cache_dir()
         if directory is not None and store.trusted(directory):
-            key = _key(documents.values())
+            key = _key(entry.ir)
             path = store.terms_path(directory, entry.name, key)
             stored = store.read_terms(path, entry.name, key)
-            if stored is not None and _postings_fit(stored.postings, len(documents)):
-                return ModuleSearch(documents, None, path=path, stored=stored)
+            if stored is not None and _postings_fit(stored.postings, len(tools)):
+                return ModuleSearch(tools, None, path=path, stored=stored)
+    documents = {name: document(tool) for name, tool in tools.items()}
     terms = {name: document_terms(doc) for name, doc in documents.items()}
-    return ModuleSearch(documents, terms, path=path)
+    return ModuleSearch(tools, terms, documents=documents, path=path)
 
 
 def _fits(counts: store.Counts, count: int) -> bool:
@@ -182,10 +203,13 @@ def _postings_fit(postings: Postings | None, count: int) -> bool:
     )
 
 
-def _key(documents: Iterable[SearchDocument]) -> str:
-    """The digest of everything counting reads, which names the cached counts: each text
-    after its length, so no text can pass for a boundary, hashed in one call."""
-    parts = [f"terms {TERMS_VERSION} {unicodedata.unidata_version}"]
-    for found in documents:
-        parts.extend(f"{field} {len(text)} {text}" for field, text in found.fields)
-    return blake2b("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+def _key(module_ir: ir.ModuleIR) -> str:
+    """The digest of the module's IR (everything counting reads, and more), with the
+    counting and scoring rules' version and the Unicode version text is folded with: the
+    name of the cached counts."""
+    h = blake2b(f"terms {TERMS_VERSION} {unicodedata.unidata_version}\0".encode())
+    h.update(_encode(module_ir))
+    return h.hexdigest()[:32]
+
+
+_encode: Final = msgspec.msgpack.Encoder().encode
