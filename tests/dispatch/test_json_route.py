@@ -4,10 +4,12 @@ whatever the text: what the mirrors do not take goes the way of ``json.loads``."
 
 from __future__ import annotations
 
+import asyncio
 import json
 import linecache
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -389,6 +391,7 @@ class _Resolver:
         ("order", '{"lines": [{"sku": "A", "qty": 2}], ' + SHIP + ', "after": "2024-01-02"}', 0),
         ("kinds", '{"colour": "red", "level": 2, "key": ' + KEY + ', "pair": {"a": 1}}', 0),
         ("containers", '{"xs": [1, 2], "ys": ["a"]}', 0),
+        ("bounded", '{"name": "ab", "count": -3, "ratio": 1, "tags": ["x"], "scaled": 1}', 0),
         ("weather", '{"city": "Oslo", "days": "2"}', 1),
         ("order", '{"lines": [{"sku": "A", "qty": 0}], ' + SHIP + '}', 1),
         ("order", '{"lines": [], ' + SHIP + ', "after": "2024-02-30"}', 1),
@@ -489,3 +492,42 @@ def test_the_text_branch_of_a_small_tool_is_pinned() -> None:
     for text in ('{"name": "ab", "times": 0}', '{"name": "' + "x" * 21 + '"}', '{"name": 1}'):
         fast(text)
     assert len(refused) == 3
+
+
+ASYNC_TOOLS = """
+from typing import Literal
+
+__toolcall__ = True
+
+
+async def fetch(url: str, tries: int = 1, mode: Literal["a", "b"] = "a") -> tuple:
+    \"\"\"Fetch.\"\"\"
+    return (url, tries, mode)
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"url": "u", "tries": 2, "mode": "b"}',
+        '{"url": "u", "tries": null}',
+        '{"url": "u", "tries": 2.0}',
+        '{"url": "u", "mode": "c"}',
+        '{"url": "u", "url": 3}',
+        "{",
+    ],
+)
+def test_an_async_tool_reads_text_as_its_decoded_value(
+    make_module: Callable[..., types.ModuleType], text: str
+) -> None:
+    """``arun`` on an ``async def`` tool: the typed route, and the general one for what it
+    refuses, answer as ``arun(json.loads(text))`` (or json.loads's refusal)."""
+    module = make_module(ASYNC_TOOLS)
+    got = answer(asyncio.run(toolcall.arun(module, "fetch", text)))
+    try:
+        decoded = json.loads(text)
+    except ValueError:
+        assert got[:2] == ("err", "invalid_arguments")
+        return
+    assert got == answer(asyncio.run(toolcall.arun(module, "fetch", decoded)))
+    assert answer(toolcall.run(module, "fetch", text))[1] == "async_tool"
