@@ -151,15 +151,18 @@ class _Parameter:
         resolver: ClassLookup,
         fill: Callable[[], Any] | None,
         hint: Any = None,
+        generated: bool = True,
     ) -> None:
         self.ir = parameter
         self.name = parameter.name
         checked = hint is not None and pydantic_checked(hint)
-        self.coerce = (
-            pydantic_coercer(hint, parameter.type)
-            if checked
-            else quick_items(parameter.type, resolver, build_coercer(parameter.type, resolver))
-        )
+        if checked:
+            self.coerce = pydantic_coercer(hint, parameter.type)
+        else:
+            # ``generated``: a list's items may be restored by generated code first
+            self.coerce = build_coercer(parameter.type, resolver)
+            if generated:
+                self.coerce = quick_items(parameter.type, resolver, self.coerce)
         self.required = parameter.required
         self.positional_only = parameter.positional_only
         # explicit-null rule: None for an optional value whose type has no None means "absent"
@@ -223,13 +226,19 @@ class _Binder:
         "tool",
     )
 
-    def __init__(self, tool: ir.Tool, resolver: ClassLookup, fn: Callable[..., Any]) -> None:
+    def __init__(
+        self, tool: ir.Tool, resolver: ClassLookup, fn: Callable[..., Any], generated: bool
+    ) -> None:
         defaults = _defaults(fn)
         hints = live_hints(fn)
         self.tool = tool.name
         self.parameters = tuple(
             _Parameter(
-                p, resolver, _filler(p, defaults.get(p.name, _EMPTY), hints), hints.get(p.name)
+                p,
+                resolver,
+                _filler(p, defaults.get(p.name, _EMPTY), hints),
+                hints.get(p.name),
+                generated,
             )
             for p in tool.parameters
         )
@@ -384,18 +393,20 @@ def build_plan(
     """The dispatch plan of ``tool``, calling ``fn``; classes and providers via ``resolver``.
 
     Nothing the IR names has to resolve: an unknown class restores as the plain JSON shape.
-    ``fast=False`` leaves out the generated fast path (to compare the two, or to profile).
+    ``fast=False`` leaves out generated code: the fast path, and the general path's restoring
+    of list items (to compare the two, or to profile).
     The plan prepares itself on its first call (two threads making the first call at once
     both prepare it, to the same effect).
     """
     name = tool.name
     is_async = tool.is_async or inspect.iscoroutinefunction(fn)
     injects = bool(tool.injected)
+    generated = fast
     fast = fast and not needs_general_path(tool, fn)
 
     def prepare() -> None:
         if not plan.prepared:
-            plan.run, plan.arun = _prepared(tool, fn, resolver, is_async, fast)
+            plan.run, plan.arun = _prepared(tool, fn, resolver, is_async, fast, generated)
             plan.prepared = True
 
     def run_first(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
@@ -435,10 +446,15 @@ def _on_enough_stack(prepare: Callable[[], None]) -> None:
 
 
 def _prepared(
-    tool: ir.Tool, fn: Callable[..., Any], resolver: ClassLookup, is_async: bool, fast: bool
+    tool: ir.Tool,
+    fn: Callable[..., Any],
+    resolver: ClassLookup,
+    is_async: bool,
+    fast: bool,
+    generated: bool,
 ) -> tuple[Callable[..., Result], Callable[..., Coroutine[Any, Any, Result]]]:
     """The plan's ``run`` and ``arun``: the generated fast path when there is one."""
-    binder = _Binder(tool, resolver, fn)
+    binder = _Binder(tool, resolver, fn, generated)
     fast = fast and not binder.pydantic
     name = tool.name
 
