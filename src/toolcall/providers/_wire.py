@@ -55,9 +55,8 @@ class Call(NamedTuple):
     id: Any
     name: Any
     arguments: Any
-    """What ``run`` is given, or the ``ToolError`` that answers a call whose arguments could
-    not be read (OpenAI's text that is not JSON): the model wrote them and can write them
-    again, so that is its answer, not an exception."""
+    """What ``run`` is given: a mapping, or OpenAI's JSON text as it came (``run`` reads it,
+    and answers text that is not JSON as the model's error)."""
 
 
 class Reply(NamedTuple):
@@ -94,7 +93,7 @@ class Provider(msgspec.Struct, Generic[R], frozen=True):
     def answer(self, toolbox: SupportsRun, item: Any) -> R:
         """Run one call; its answer."""
         call = self.read(item)
-        return self._write(call, _run(toolbox, call))
+        return self._write(call, toolbox.run(call.name, call.arguments))
 
     def answer_all(self, toolbox: SupportsRun, message: Any) -> list[R]:
         """Run every call of ``message`` in turn; their answers in the calls' order."""
@@ -103,7 +102,7 @@ class Provider(msgspec.Struct, Generic[R], frozen=True):
     async def aanswer(self, toolbox: SupportsArun, item: Any) -> R:
         """:meth:`answer`, awaiting the call."""
         call = self.read(item)
-        return self._write(call, await _arun(toolbox, call))
+        return self._write(call, await toolbox.arun(call.name, call.arguments))
 
     async def aanswer_all(self, toolbox: SupportsArun, message: Any) -> list[R]:
         """:meth:`answer_all`, running the calls concurrently (a model's parallel tool calls).
@@ -111,23 +110,11 @@ class Provider(msgspec.Struct, Generic[R], frozen=True):
         Every call is read before any runs, so a malformed one raises with nothing started.
         """
         calls = [self.read(item) for item in self.calls(message)]
-        results = await gather(_arun(toolbox, call) for call in calls)
+        results = await gather(toolbox.arun(call.name, call.arguments) for call in calls)
         return [self._write(call, result) for call, result in zip(calls, results, strict=True)]
 
     def _write(self, call: Call, result: Ok[Any] | Err) -> R:
         return self.write(call, *_content(call, result))
-
-
-def _run(toolbox: SupportsRun, call: Call) -> Ok[Any] | Err:
-    if isinstance(call.arguments, ToolError):
-        return Err(call.arguments)
-    return toolbox.run(call.name, call.arguments)
-
-
-async def _arun(toolbox: SupportsArun, call: Call) -> Ok[Any] | Err:
-    if isinstance(call.arguments, ToolError):
-        return Err(call.arguments)
-    return await toolbox.arun(call.name, call.arguments)
 
 
 def _content(call: Call, result: Ok[Any] | Err) -> tuple[Reply, bool]:
