@@ -89,12 +89,7 @@ class Toolbox:
         ``ValueError`` naming the cap: send :meth:`select`'s few, or a
         :class:`toolcall.ToolSearch`.
         """
-        try:
-            found = self._variants[format, strict]
-        except (KeyError, TypeError):
-            check_format(format)
-            msg = f"strict must be True or False, not {strict!r}"
-            raise ValueError(msg) from None
+        found = self._variant(format, strict)
         if len(found) > _SMALLEST_CAP:
             check_cap(format, len(found))
         return found
@@ -105,12 +100,7 @@ class Toolbox:
         """The definitions of the tools ``names``, in that order, as :meth:`emit` gives
         them (read-only), for a caller sending some of a catalog's tools (no cap applies:
         the caller chose them). A name the box lacks raises ``ValueError``."""
-        try:
-            every = self._variants[format, strict]
-        except (KeyError, TypeError):
-            check_format(format)
-            msg = f"strict must be True or False, not {strict!r}"
-            raise ValueError(msg) from None
+        every = self._variant(format, strict)
         where = {name: i for i, name in enumerate(self._names)}
         chosen = list(names)
         unknown = [name for name in chosen if name not in where]
@@ -118,6 +108,14 @@ class Toolbox:
             msg = f"no tool {', '.join(map(repr, unknown))} in this Toolbox"
             raise ValueError(msg)
         return [every[where[name]] for name in chosen]
+
+    def _variant(self, format: str, strict: bool) -> FrozenList:
+        try:
+            return self._variants[format, strict]
+        except (KeyError, TypeError):
+            check_format(format)
+            msg = f"strict must be True or False, not {strict!r}"
+            raise ValueError(msg) from None
 
     def describe(self) -> FrozenList:
         return self._describe
