@@ -42,7 +42,8 @@ def test_generated_source_of_a_small_tool_is_pinned() -> None:
     assert source_of(fast) == (
         "def make(fn, _fallback, _ABSENT, _raised, _exited, _Ok, _k1, _k2, _utf8):\n"
         "    def fast(args):\n"
-        "        if type(args) is not dict:\n"
+        "        cls = type(args)\n"
+        "        if cls is not dict:\n"
         "            return _fallback(args)\n"
         "        try:\n"
         "            v0 = args['name']\n"

@@ -187,7 +187,8 @@ def build_fastpath(
     it is a coroutine function that awaits the tool (and the fallback).
 
     ``text`` writes the branch of arguments given as JSON text (see
-    :mod:`toolcall._dispatch.jsonroute`), given the source and ``"await "`` or ``""``.
+    :mod:`toolcall._dispatch.jsonroute`), given the source and ``"await "`` or ``""``; it
+    is written where the arguments are not a dict, their type in the local ``cls``.
     """
     parameters = tool.parameters
     if tool.kwargs is not None or not _handled(tool) or not all(_nameable(p) for p in parameters):
@@ -210,7 +211,8 @@ def build_fastpath(
         _exited=tool_exited,
         _Ok=Ok,
     )
-    source.add("", "if type(args) is not dict:")
+    # The type is read once: ``type()`` is a call, and the text branch tests it again
+    source.add("", "cls = type(args)", "if cls is not dict:")
     if text is not None:
         text(source, aw)
     source.miss("    ")

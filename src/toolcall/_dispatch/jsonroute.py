@@ -296,7 +296,7 @@ def text_route(
         source.lazy["_decode"] = decoder.armed
         general, source.on_miss = source.on_miss, f"return {aw}_text(args)"
         indent = "    "
-        source.add(indent, "if type(args) is str or type(args) is bytes:")
+        source.add(indent, "if cls is str or cls is bytes:")
         inner = indent + "    "
         source.add(inner, "try:")
         body = inner + "    "
