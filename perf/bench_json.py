@@ -166,11 +166,15 @@ def count(calls: int) -> dict[tuple[str, str], float]:
         subprocess.run(command, check=True, capture_output=True, cwd=harness.PERF)
         dumps = sorted(Path(tmp).glob("callgrind.out.*"), key=lambda p: int(p.suffix[1:]))
         totals = [_summary(path) for path in dumps]
-    empty, *measured = totals
     names = list(routes())
-    if len(measured) != len(names):
-        msg = f"expected {len(names) + 1} profiles, got {len(totals)}"
+    if len(totals) != len(names) + 1:
+        # callgrind finds functools_reduce by its symbol: a stripped interpreter has none
+        msg = (
+            f"expected {len(names) + 1} profiles, got {len(totals)} "
+            f"(is {sys.executable} stripped? --wall times instead)"
+        )
         raise RuntimeError(msg)
+    empty, *measured = totals
     return {name: (total - empty) / calls for name, total in zip(names, measured, strict=True)}
 
 
