@@ -14,11 +14,13 @@ every Python gives the same hits in the same order.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
 import re
 from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from itertools import repeat
 from typing import Final, Protocol
 
@@ -36,6 +38,7 @@ __all__ = [
     "SearchDocument",
     "Terms",
     "build_index",
+    "collection_paused",
     "document",
     "document_terms",
 ]
@@ -161,22 +164,23 @@ class Index:
         self._tools = tuple(tools)
         self._names = [tool.name for tool in self._tools]
         self._documents = None if documents is None else tuple(documents)
-        if postings is None:
-            if terms is None:
-                terms = [document_terms(doc) for doc in self.documents]
-            postings = _postings(terms)
-        self._fields = terms
-        self.postings = postings
         self._exact: dict[str, list[int]] = {}
         self._spaced: dict[tuple[str, ...], list[int]] = {}
         self._near: dict[str, list[int]] | None = None
-        for position, name in enumerate(self._names):
-            parts = tuple(identifier_words(name))
-            if len(parts) < 2:  # a one-word name is a word, not a mention
-                continue
-            folded = fold(name)
-            self._exact.setdefault(folded, []).append(position)
-            self._spaced.setdefault(parts, []).append(position)
+        with collection_paused():
+            if postings is None:
+                if terms is None:
+                    terms = [document_terms(doc) for doc in self.documents]
+                postings = _postings(terms)
+            self._fields = terms
+            self.postings = postings
+            for position, name in enumerate(self._names):
+                parts = tuple(identifier_words(name))
+                if len(parts) < 2:  # a one-word name is a word, not a mention
+                    continue
+                folded = fold(name)
+                self._exact.setdefault(folded, []).append(position)
+                self._spaced.setdefault(parts, []).append(position)
 
     @property
     def documents(self) -> tuple[SearchDocument, ...]:
@@ -311,11 +315,33 @@ def _postings(terms: Sequence[Terms]) -> Postings:
         deque(map(append, map(found.__getitem__, merged), repeat(position)), 0)
         deque(map(append, map(weighted.__getitem__, merged), merged.values()), 0)
     postings: Postings = {}
+    k1, k1_plus_one = _K1, _K1 + 1  # locals: read once per posting, not looked up
     for term, positions in found.items():
         tfs = weighted[term]
         idf = math.log(1.0 + (count - len(tfs) + 0.5) / (len(tfs) + 0.5))
-        postings[term] = positions, [idf * tf * (_K1 + 1) / (_K1 + tf) for tf in tfs]
+        postings[term] = positions, [idf * tf * k1_plus_one / (k1 + tf) for tf in tfs]
     return postings
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """The cyclic collector paused while an index's counts and postings are made.
+
+    Building an index allocates a few containers per field of every tool (the counts, the
+    postings' lists) and frees none of them: a collection meanwhile finds nothing to free,
+    only walks the growing index and promotes it to the older generations, whose full
+    collections walk every live object (a sixth of a 10,000-tool build). Building runs no
+    user code and makes no cycle. The collector's state is the program's: it is left as it
+    was found (``_derive.source`` pauses it around a module's AST for the same reason).
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def build_index(tools: Sequence[ir.Tool]) -> Index:

@@ -33,6 +33,7 @@ from toolcall._search.index import (
     Postings,
     SearchDocument,
     Terms,
+    collection_paused,
     document,
     document_terms,
 )
@@ -183,8 +184,9 @@ def _load(entry: ModuleEntry) -> ModuleSearch:
             stored = store.read_terms(path, entry.name, key)
             if stored is not None and _postings_fit(stored.postings, len(tools)):
                 return ModuleSearch(tools, None, path=path, stored=stored)
-    documents = {name: document(tool) for name, tool in tools.items()}
-    terms = {name: document_terms(doc) for name, doc in documents.items()}
+    with collection_paused():
+        documents = {name: document(tool) for name, tool in tools.items()}
+        terms = {name: document_terms(doc) for name, doc in documents.items()}
     return ModuleSearch(tools, terms, documents=documents, path=path)
 
 

@@ -24,8 +24,8 @@ _WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
 # Inside one word: an upper-case run before a capitalised word (HTTPServer), a capitalised or
 # lower-case run, digits.
 _PART: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+")
-_ASCII_BREAKS: Final = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
-"""Every ASCII character ``_WORD`` does not match, as a space."""
+_ASCII_BREAKS: Final = bytes(c if chr(c).isalnum() else 0x20 for c in range(256))
+"""A byte table: every ASCII character ``_WORD`` does not match, as a space."""
 _UNSPACED: Final = re.compile(
     "[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+"
 )
@@ -106,9 +106,10 @@ def counts(text: str) -> Counter[str]:
 
 def _words(text: str) -> list[str]:
     """``_WORD``'s matches; for ASCII text (most of any catalog) the same words are cut by
-    ``str.translate`` and ``split``, twice as fast as the expression."""
+    ``bytes.translate`` (a table lookup per byte, where ``str.translate`` looks each character
+    up in a dict) and ``split``, over twice as fast as the expression."""
     if text.isascii():
-        return text.translate(_ASCII_BREAKS).split()
+        return text.encode().translate(_ASCII_BREAKS).decode().split()
     return _WORD.findall(unicodedata.normalize("NFKC", text))
 
 
