@@ -328,3 +328,13 @@ async def test_the_production_recipe(tmp_path: Path) -> None:
     assert status == 0, served.lines
     assert after == before
     assert not [line for line in served.lines if "warning" in line.lower()]
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "1", True, float("nan")])
+def test_call_limits_take_a_timeout_by_the_rule_of_every_timeout(timeout: object) -> None:
+    """serve-mcp's per-call limit is refused as ``arun``'s is: a bool, a string or NaN is no
+    number of seconds (``True`` was taken as one second)."""
+    from toolcall.mcp.calls import CallLimits
+
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
+        CallLimits(timeout=timeout)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ import types
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from toolcall._dispatch.result import Err, Ok, ToolError
+from toolcall._dispatch.result import Err, Ok, ToolError, check_timeout
 from toolcall._load.registry import ModuleEntry, index
 from toolcall._load.warm import lookup
 
@@ -63,8 +63,6 @@ async def arun(
     thread, which Python cannot kill: it runs to its end and its result is dropped.
     """
     if inject is not None or timeout is not None:
-        from toolcall._dispatch.plan import check_timeout  # dispatch is imported on first call
-
         check_timeout(timeout)
         return await _arun(module, name, args, inject, timeout)
     try:

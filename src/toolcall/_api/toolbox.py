@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from toolcall import ir
 from toolcall._derive.module import derive_function
-from toolcall._dispatch.plan import ToolPlan, check_timeout
-from toolcall._dispatch.result import Err, Ok, ToolError
+from toolcall._dispatch.plan import ToolPlan
+from toolcall._dispatch.result import Err, Ok, ToolError, check_timeout
 from toolcall._frozen import FrozenList
 from toolcall._load.cold import entry_from_derived
 from toolcall._load.registry import ModuleEntry

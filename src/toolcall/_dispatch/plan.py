@@ -60,7 +60,7 @@ from toolcall._dispatch.result import (
 from toolcall._shared.kinds import is_field_info
 from toolcall._shared.signatures import signature
 
-__all__ = ["Result", "ToolPlan", "build_plan", "check_timeout", "needs_general_path"]
+__all__ = ["Result", "ToolPlan", "build_plan", "needs_general_path"]
 
 Result = Ok[Any] | Err
 
@@ -123,15 +123,6 @@ class ToolPlan(msgspec.Struct, eq=False):
         except TimeoutError:
             # the tool's own TimeoutError is a raised error inside arun_with: this is the limit
             return Err(ToolError.timeout(timeout))
-
-
-def check_timeout(timeout: object) -> None:
-    """A timeout is a positive number of seconds or None; anything else is the program's bug."""
-    if timeout is None:
-        return
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
-        msg = f"timeout must be a positive number of seconds or None, not {timeout!r}"
-        raise ValueError(msg)
 
 
 class _Parameter:

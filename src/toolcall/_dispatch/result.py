@@ -22,7 +22,7 @@ from toolcall._errors import ToolRetry
 from toolcall._scalars import scalar_reasons
 from toolcall._shared import log
 
-__all__ = ["Err", "Ok", "ToolError", "encode_result", "format_path"]
+__all__ = ["Err", "Ok", "ToolError", "check_timeout", "encode_result", "format_path"]
 
 T = TypeVar("T")
 
@@ -527,6 +527,16 @@ def _made(
     error.names = names
     error.__class__ = ToolError  # type: ignore[assignment]
     return error  # type: ignore[return-value]
+
+
+def check_timeout(timeout: object) -> None:
+    """A timeout is a positive number of seconds or None; anything else is the program's bug
+    (the rule of every ``timeout`` toolcall takes: ``arun``'s, a Toolbox's, ``CallLimits``')."""
+    if timeout is None:
+        return
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        msg = f"timeout must be a positive number of seconds or None, not {timeout!r}"
+        raise ValueError(msg)
 
 
 def tool_raised(name: str, exc: BaseException) -> Err:

@@ -34,7 +34,7 @@ import anyio
 import msgspec
 
 import toolcall
-from toolcall._dispatch.result import tool_raised
+from toolcall._dispatch.result import check_timeout, tool_raised
 
 __all__ = ["DEPARTURE", "CallLimits", "Calls", "Departure", "ThreadPool"]
 
@@ -137,9 +137,7 @@ class CallLimits:
             if number is not None and (isinstance(number, bool) or number < 1):
                 msg = f"{label} must be a positive number or None, not {number!r}"
                 raise ValueError(msg)
-        if timeout is not None and not timeout > 0:
-            msg = f"timeout must be a positive number of seconds or None, not {timeout!r}"
-            raise ValueError(msg)
+        check_timeout(timeout)
         self.max_calls = max_calls
         self.threads = threads
         self.timeout = timeout
