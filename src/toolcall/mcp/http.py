@@ -510,17 +510,18 @@ async def serve_http(
         if options.access_log:
             log_to_stderr()
         config = uvicorn_config(front, options)
-        if on_listening is not None:
-            on_listening(url)
-        # uvicorn re-raises a caught signal after serving: let it land on a no-op here
+        # uvicorn re-raises a caught signal after serving: let it land on a no-op here; and
+        # one sent on reading the announcement below is kept for the drain, not fatal
+        _early.clear()
         previous = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)}
         try:
             for number in previous:
                 signal.signal(number, _ignore)
         except ValueError:  # not the main thread
             previous = {}
-        _early.clear()
         try:
+            if on_listening is not None:
+                on_listening(url)
             await UvicornServer(config).serve(sockets=[sock])
         finally:
             for number, handler in previous.items():

@@ -19,6 +19,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -92,9 +93,9 @@ def serve_workers(
         config = uvicorn_config(
             "toolcall.mcp.workers:worker_app", options, factory=True, workers=options.workers
         )
-        if on_listening is not None:
-            on_listening(spec.url)
-        return _Supervisor(config, sock, options.workers).run()
+        url = spec.url
+        announce = (lambda: on_listening(url)) if on_listening is not None else None
+        return _Supervisor(config, sock, options.workers).run(announce)
 
 
 class _Supervisor:
@@ -115,10 +116,14 @@ class _Supervisor:
         self.stopping = False
         self.workers: list[_Worker] = []
 
-    def run(self) -> int:
+    def run(self, announce: Callable[[], None] | None = None) -> int:
+        """Serve until told to stop; ``announce`` says the server listens, once the signal
+        handlers are in place (a SIGTERM sent on reading it would otherwise kill the process)."""
         signals = (signal.SIGTERM, signal.SIGINT)
         previous = {number: signal.signal(number, self._stop) for number in signals}
         try:
+            if announce is not None:
+                announce()
             while len(self.workers) < self.count and not self.stopping:
                 self.workers.append(_Worker(self.config, self.sock))
             while not self.stopping:
