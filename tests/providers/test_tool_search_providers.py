@@ -21,6 +21,7 @@ import pytest
 
 import subproc
 import toolcall
+from converse import converse
 from toolcall.providers import (
     aanthropic_tool_results,
     anthropic_tool_result,
@@ -393,31 +394,12 @@ def test_gemini_fallback_passes_the_sdk_models(strict):
 def test_bedrock_fallback_passes_converse_validation(strict):
     """botocore validates a Converse request whose toolConfig is the fallback list (a stubbed
     client, no network)."""
-    import boto3
-    from botocore.stub import Stubber
-
     search = _search()
     search.run("search_tools", {"query": "cancel my order"})
-    client = boto3.client(
-        "bedrock-runtime",
-        region_name="us-east-1",
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
+    converse(
+        messages=[{"role": "user", "content": [{"text": "cancel A1"}]}],
+        toolConfig={"tools": [dict(tool) for tool in search.emit("bedrock", strict)]},
     )
-    answer = {
-        "output": {"message": {"role": "assistant", "content": [{"text": "done"}]}},
-        "stopReason": "end_turn",
-        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
-        "metrics": {"latencyMs": 1},
-    }
-    with Stubber(client) as stub:
-        stub.add_response("converse", answer)
-        client.converse(
-            modelId="anthropic.claude",
-            messages=[{"role": "user", "content": [{"text": "cancel A1"}]}],
-            toolConfig={"tools": [dict(tool) for tool in search.emit("bedrock", strict)]},
-        )
-        stub.assert_no_pending_responses()
 
 
 def test_answering_a_toolbox_does_not_import_tool_search():
