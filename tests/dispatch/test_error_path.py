@@ -1,7 +1,8 @@
 """The error path made cheaper (issue 38.3) says exactly what it said: a short value is shown
 as the walk shows it, an error built by the constructors equals the one its dataclass builds,
 a list's items restored by generated code first get their coercer's answer, and JSON text the
-typed route refuses is decoded once and walked once, by the general path."""
+typed route refuses is decoded once and walked only from where the decoder stopped, when
+what it read before is checked."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import toolcall
 from budget import examples
 from fakes import FakeResolver
 from toolcall import ir
+from toolcall._dispatch import plan
 from toolcall._dispatch.coerce import Invalid, build_coercer
 from toolcall._dispatch.fastpath import quick_items
 from toolcall._dispatch.result import (
@@ -113,15 +115,41 @@ class Line(TypedDict):
 def order(lines: list[Line], note: str = "") -> int:
     \"\"\"Order.\"\"\"
     return len(lines)
+
+
+def tagged(tag: int, lines: list[Line]) -> int:
+    \"\"\"An argument before the list.\"\"\"
+    return len(lines)
 """
 
 
-def test_refused_text_is_decoded_once_and_walked_once(
+def _traced(
+    module: types.ModuleType, text: str, name: str = "order"
+) -> tuple[toolcall.Ok[Any] | toolcall.Err, Any]:
+    """``run(module, name, text)``, and which functions it called: the generated fast
+    path, the generated item restorer, the general path's ``bind``."""
+    called: list[str] = []
+
+    def profile(frame: types.FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            code = frame.f_code
+            generated = code.co_filename.startswith("<toolcall ")
+            called.append(code.co_filename.split()[1] if generated else code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        result = toolcall.run(module, name, text)
+    finally:
+        sys.setprofile(None)
+    return result, called
+
+
+def test_refused_text_is_decoded_once_and_only_the_bad_item_is_walked(
     make_module: Callable[..., types.ModuleType], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Text with one invalid value: the typed route refuses it, ``json.loads`` decodes it
-    once, and the generated fast path runs once (the typed attempt) before the general path
-    phrases the error; the message is the one its decoded value gets."""
+    """Text with one invalid item: the typed route refuses it there, msgspec decodes it once
+    (``json.loads`` never), and only that item is walked: neither the items before it nor
+    the general path run again. The message is the one its decoded value gets."""
     module = make_module(TOOLS)
     lines = [{"sku": f"A{i}", "qty": 1} for i in range(5)] + [{"sku": "Z", "qty": 0}]
     text = json.dumps({"lines": lines})
@@ -129,28 +157,48 @@ def test_refused_text_is_decoded_once_and_walked_once(
     assert isinstance(expected, toolcall.Err)
     toolcall.run(module, "order", text)  # prepared, the decoder built
     decodes: list[Any] = []
-    loads = json.loads
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        decodes.append(args)
-        return loads(*args, **kwargs)
-
-    monkeypatch.setattr(json, "loads", counted)
-    fast_calls: list[str] = []
-
-    def profile(frame: types.FrameType, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename.startswith("<toolcall fast_order "):
-            fast_calls.append(frame.f_code.co_filename)
-
-    sys.setprofile(profile)
-    try:
-        result = toolcall.run(module, "order", text)
-    finally:
-        sys.setprofile(None)
+    untyped = plan._untyped
+    monkeypatch.setattr(plan, "_untyped", lambda text: decodes.append(text) or untyped(text))
+    monkeypatch.setattr(json, "loads", lambda *a, **k: pytest.fail("json.loads ran"))
+    result, called = _traced(module, text)
     assert result == expected
     assert expected.error.message == "lines[5].qty: expected at least 1, got 0"
-    assert len(decodes) == 1
-    assert len(fast_calls) == 1
+    assert decodes == [text]
+    assert [name for name in called if name in ("fast_order", "restore_item", "bind")] == [
+        "fast_order"
+    ]
+
+
+_BAD_SECOND = '{"lines": [{"sku": "A", "qty": 1}, {"sku": "A", "qty": 0}]'
+"""Arguments whose list the decoder refuses at its second item."""
+_OTHER = '"{}": [{{"sku": "A", "qty": -1}}, {{"sku": 5, "qty": 1}}]}}'
+"""A second copy of the list whose first item is bad, and whose second is bad otherwise."""
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # the list twice: the copy the decoder stopped in is not the one json.loads keeps
+        ("order", f"{_BAD_SECOND}, {_OTHER.format('lines')}"),
+        # its name escaped, so a second copy could hide
+        ("order", _BAD_SECOND + ", " + _OTHER.format("l\\u0069nes")),
+        # an unknown argument after it, which the general path names first
+        ("order", f'{_BAD_SECOND}, "other": 1}}'),
+        # an argument declared before it, given after it: unread when the decoder stopped
+        ("tagged", f'{_BAD_SECOND}, "tag": "x"}}'),
+    ],
+)
+def test_a_refusal_that_cannot_be_trusted_is_walked_from_the_start(
+    make_module: Callable[..., types.ModuleType], name: str, text: str
+) -> None:
+    """Where the place the decoder stopped says nothing about what comes before it, the
+    general path walks the decoded text and answers as for ``json.loads(text)``."""
+    module = make_module(TOOLS)
+    expected = toolcall.run(module, name, json.loads(text))
+    toolcall.run(module, name, text)
+    result, called = _traced(module, text, name)
+    assert result == expected
+    assert "bind" in called
 
 
 @dataclasses.dataclass

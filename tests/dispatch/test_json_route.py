@@ -21,6 +21,7 @@ import toolcall
 from budget import examples
 from fakes import FakeResolver
 from toolcall import ir
+from toolcall._dispatch import plan
 from toolcall._dispatch.fastpath import build_fastpath
 from toolcall._dispatch.jsonroute import text_route
 
@@ -123,6 +124,11 @@ def containers(
     return (xs, ys, flag, nothing, numbers)
 
 
+def batch(label: str, count: int = 0, lines: list[Line] = [], rows: list[list[int]] = []) -> Any:
+    \"\"\"A list after other arguments.\"\"\"
+    return (label, count, lines, rows)
+
+
 def anything(value: Any, choice: int | str = 0) -> Any:
     \"\"\"No mirror: the text takes the json.loads route.\"\"\"
     return (value, choice)
@@ -132,7 +138,7 @@ SHIP = '"ship_to": {"street": "s", "city": "c"}'
 KEY = '"12345678-1234-1234-1234-123456789abc"'
 SHIP_NULL = '"ship_to": {"street": "s", "city": "c", "country": null}'
 
-NAMES = ("weather", "order", "bounded", "kinds", "containers", "anything")
+NAMES = ("weather", "order", "bounded", "kinds", "containers", "batch", "anything")
 
 _MODULE: list[types.ModuleType] = []
 
@@ -283,6 +289,14 @@ def _valid(name: str) -> st.SearchStrategy[str]:
                 "numbers": st.lists(st.integers(-2, 2) | st.floats(-1, 1), max_size=3),
             },
         ),
+        "batch": st.fixed_dictionaries(
+            {"label": st.text(max_size=3)},
+            optional={
+                "count": st.integers(-1, 2) | st.none(),
+                "lines": st.lists(line, max_size=3),
+                "rows": st.lists(st.lists(st.integers(0, 2) | st.text(max_size=1), max_size=2)),
+            },
+        ),
         "anything": st.fixed_dictionaries(
             {"value": st.integers() | st.text(max_size=3)},
             optional={"choice": st.integers(0, 2) | st.text(max_size=2)},
@@ -343,34 +357,137 @@ def test_edge_texts_answer_as_their_decoded_value(name: str, text: str) -> None:
     check(name, text)
 
 
+# -- where the decoder stopped -------------------------------------------------------------------
+
+_LINE_VALUES = st.fixed_dictionaries(
+    {"sku": st.sampled_from(["A", "", 1]), "qty": st.sampled_from([1, 2, 0, -1, 2.0, "1"])},
+    optional={"gift_wrap": st.sampled_from([True, None, 1]), "x": st.just(1)},
+)
+_BATCH_VALUES = {
+    "label": st.sampled_from(['"x"', "1", "null", '"\\u0041"']),
+    "count": st.sampled_from(["0", "3", '"3"', "1.5", "null"]),
+    "lines": st.lists(_LINE_VALUES | st.sampled_from([[], "{}", None]), max_size=4).map(json.dumps),
+    "rows": st.lists(st.lists(st.sampled_from([1, 2, "3", None]), max_size=3), max_size=3).map(
+        json.dumps
+    ),
+    "other": st.just("1"),
+    "l\\u0069nes": st.just("[]"),
+}
+
+
+_GOOD_LINE = st.fixed_dictionaries({"sku": st.just("A"), "qty": st.integers(1, 3)})
+
+
+@st.composite
+def _batch_texts(draw: st.DrawFn) -> str:
+    """Mostly valid arguments in any order, a bad item somewhere in ``lines``, and now and
+    then a bad or repeated argument, an unknown one or an escaped name anywhere."""
+    pairs: list[tuple[str, str]] = []
+    for key in draw(st.permutations(["label", "count", "lines", "rows"])):
+        if key == "lines":
+            lines = draw(st.lists(_GOOD_LINE, max_size=5))
+            if draw(st.booleans()):
+                lines.insert(draw(st.integers(0, len(lines))), draw(_LINE_VALUES))
+            pairs.append((key, json.dumps(lines)))
+        elif draw(st.integers(0, 4)):
+            pairs.append((key, {"label": '"x"', "count": "2", "rows": "[[1]]"}[key]))
+        elif draw(st.booleans()):
+            pairs.append((key, draw(_BATCH_VALUES[key])))
+    for _ in range(draw(st.integers(0, 2)) if not draw(st.integers(0, 2)) else 0):
+        key = draw(st.sampled_from(sorted(_BATCH_VALUES)))
+        pairs.insert(draw(st.integers(0, len(pairs))), (key, draw(_BATCH_VALUES[key])))
+    return "{" + ", ".join(f'"{key}": {value}' for key, value in pairs) + "}"
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(text=_batch_texts())
+def test_text_refused_inside_a_list_answers_as_its_decoded_value(text: str) -> None:
+    """Where the decoder stops inside an item of a list, only that item is walked again when
+    what comes before it was checked: in any order of the arguments, with repeated and
+    escaped keys, unknown arguments, bad values before and after the list, and bad items
+    anywhere in it, the answer is ``run(json.loads(text))``'s."""
+    check("batch", text)
+
+
+_FLOATS = st.from_regex(r"\A-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?\Z")
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(
+    text=_JSON.flatmap(
+        lambda value: st.sampled_from(
+            [json.dumps(value), json.dumps(value, ensure_ascii=False), json.dumps(value, indent=1)]
+        )
+    )
+    | _FLOATS
+    | _TEXTS
+    | st.text(max_size=12)
+)
+def test_msgspec_reads_what_it_takes_as_json_loads_does(text: str) -> None:
+    """The decode of refused text: whatever msgspec accepts, it reads exactly as ``json.loads``
+    (types, float bits, key order, the last of a repeated key), so the msgspec upgrade that
+    changes this fails here."""
+    try:
+        got = plan._untyped(text)
+    except Exception:
+        return
+    assert _exact(got) == _exact(json.loads(text))
+
+
+def _exact(value: Any) -> Any:
+    """``value`` with every type, key order and float spelled out."""
+    if isinstance(value, dict):
+        return ("dict", [(key, _exact(item)) for key, item in value.items()])
+    if isinstance(value, list):
+        return ("list", [_exact(item) for item in value])
+    return (type(value).__name__, repr(value))
+
+
 # -- which route ran ----------------------------------------------------------------------------
 
 
 class Counted:
-    """Counts the calls of ``json.loads`` while installed."""
+    """Counts the untyped decodes of the text while installed: ``json.loads``'s, and the
+    msgspec decode that reads the text as it does."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        loads = json.loads
+        loads, untyped = json.loads, plan._untyped
 
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.calls += 1
             return loads(*args, **kwargs)
 
+        def counted_untyped(text: str) -> Any:
+            self.calls += 1
+            return untyped(text)
+
         monkeypatch.setattr(json, "loads", counted)
+        monkeypatch.setattr(plan, "_untyped", counted_untyped)
 
 
-@pytest.mark.parametrize("name", ["weather", "order", "bounded", "kinds", "containers"])
+@pytest.mark.parametrize("name", ["weather", "order", "bounded", "kinds", "containers", "batch"])
 def test_each_mirrored_tool_has_a_typed_route(name: str) -> None:
     """Every parameter type of these tools has a mirror."""
     tool = toolcall.derive(getattr(tools(), name))
-    assert text_route(tool, _Resolver(), lambda text: None) is not None
+    assert text_route(tool, _Resolver(), lambda text, exc: None) is not None
 
 
 def test_a_type_without_mirror_leaves_the_tool_without_the_route() -> None:
     """``Any`` and a union have no mirror: the tool's text goes the json.loads way."""
     tool = toolcall.derive(tools().anything)
-    assert text_route(tool, _Resolver(), lambda text: None) is None
+    assert text_route(tool, _Resolver(), lambda text, exc: None) is None
 
 
 class _Resolver:
@@ -400,11 +517,10 @@ class _Resolver:
         ("anything", '{"value": 1}', 1),
     ],
 )  # fmt: skip
-def test_json_loads_runs_only_for_what_the_typed_route_refuses(
+def test_text_is_decoded_again_only_when_the_typed_route_refuses_it(
     monkeypatch: pytest.MonkeyPatch, name: str, text: str, decodes: int
 ) -> None:
-    """Text the mirrors take is never given to ``json.loads``; text they refuse is decoded
-    once."""
+    """Text the mirrors take is never decoded again; text they refuse is decoded once."""
     module = tools()
     toolcall.run(module, name, text)  # prepared, the decoder built
     counted = Counted(monkeypatch)
@@ -455,10 +571,12 @@ def greet(name: str, times: int = 1) -> str:
 
 def test_the_text_branch_of_a_small_tool_is_pinned() -> None:
     """A scalar tool's text branch: one decode (the length and the bound are the mirror's,
-    checked in C), an explicit null read as absent, the call; anything else to ``_text``."""
+    checked in C), an explicit null read as absent, the call; anything else to ``_text``,
+    with the decoder's refusal."""
     refused: list[Any] = []
-    route = text_route(GREET, FakeResolver(), refused.append)
-    fast = build_fastpath(GREET, greet, is_async=False, resolver=FakeResolver(), text=route)
+    route = text_route(GREET, FakeResolver(), lambda text, exc: refused.append(exc))
+    assert route is not None
+    fast = build_fastpath(GREET, greet, is_async=False, resolver=FakeResolver(), text=route.write)
     assert fast is not None
     source = "".join(linecache.getlines(fast.__code__.co_filename))
     assert source.startswith(
@@ -474,8 +592,8 @@ def test_the_text_branch_of_a_small_tool_is_pinned() -> None:
         "                    v1 = s.f1\n"
         "                    if v1 is None:\n"
         "                        v1 = _ABSENT\n"
-        "                except Exception:\n"
-        "                    return _text(args)\n"
+        "                except Exception as exc:\n"
+        "                    return _text(args, exc)\n"
         "                try:\n"
         "                    if v1 is _ABSENT:\n"
         "                        value = fn(v0)\n"
@@ -493,7 +611,7 @@ def test_the_text_branch_of_a_small_tool_is_pinned() -> None:
     assert refused == []
     for text in ('{"name": "ab", "times": 0}', '{"name": "' + "x" * 21 + '"}', '{"name": 1}'):
         fast(text)
-    assert len(refused) == 3
+    assert [type(exc) for exc in refused] == [msgspec.ValidationError] * 3
 
 
 ASYNC_TOOLS = """

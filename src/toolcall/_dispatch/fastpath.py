@@ -49,7 +49,15 @@ from toolcall._dispatch.fastcalls import (
 from toolcall._dispatch.result import Ok, tool_exited, tool_raised
 from toolcall._scalars import FAST_NAMES, row_of
 
-__all__ = ["FIELD_FIELDS", "MISS", "Source", "build_fastpath", "quick_items", "set_fields"]
+__all__ = [
+    "FIELD_FIELDS",
+    "MISS",
+    "Source",
+    "build_fastpath",
+    "plain_list",
+    "quick_items",
+    "set_fields",
+]
 
 
 class _Miss:
@@ -121,6 +129,12 @@ def set_fields(node: msgspec.Struct) -> set[str]:
 
 
 _DEFAULTS: dict[type, dict[str, Any]] = {}
+
+
+def plain_list(t: ir.Type) -> bool:
+    """A list with no rule of its own: its coercer checks that the value is a list, then each
+    item in order, and its error is the first bad item's, at that item's index."""
+    return set_fields(t) - {"py"} == {"kind", "items"} and t.py in ("", "list")
 
 
 def _handled(tool: ir.Tool) -> bool:
@@ -244,8 +258,7 @@ def quick_items(t: ir.Type, resolver: ClassLookup, coerce: Callable[[Any], Any])
     """
     items = t.items
     if (
-        set_fields(t) - {"py"} != {"kind", "items"}
-        or t.py not in ("", "list")
+        not plain_list(t)
         or items is None
         or items.kind not in ("object", "array")
         or _has_provider(items)

@@ -41,9 +41,9 @@ import msgspec
 from toolcall import ir
 from toolcall._dispatch.coerce import ClassLookup, accepts_null, constructor
 from toolcall._dispatch.fastcalls import ABSENT
-from toolcall._dispatch.fastpath import FIELD_FIELDS, Source, set_fields
+from toolcall._dispatch.fastpath import FIELD_FIELDS, Source, plain_list, set_fields
 
-__all__ = ["text_route"]
+__all__ = ["TextRoute", "text_route"]
 
 _EXACT: Final = "exact"
 _BUILTINS: Final = "builtins"
@@ -273,12 +273,101 @@ class _Decoder:
 # -- the generated code --------------------------------------------------------------------------
 
 
+class TextRoute:
+    """``tool``'s typed JSON route: ``write`` puts its branch into the fast path
+    (``build_fastpath(..., text=route.write)``); ``refused_item`` reads where the decoder
+    stopped in a text it refused.
+
+    ``text(args, refused)`` is the route of the text the typed one does not take, answering
+    as ``run(json.loads(text))``; ``refused`` is the exception that stopped the typed route,
+    or None when its restoring code missed.
+    """
+
+    __slots__ = ("_declared", "_lists", "_node", "_parameters", "_text", "_tool")
+
+    def __init__(self, tool: ir.Tool, node: _Node, text: Callable[[Any, Any], Any]) -> None:
+        self._tool = tool
+        self._node = node
+        self._text = text
+        self._declared = frozenset(p.name for p in tool.parameters)
+        # (name, required, whether the mirror checks its value exactly as toolcall does)
+        self._parameters = tuple(
+            (p.name, p.required, part.how in (_EXACT, _BUILTINS))
+            for p, part in zip(tool.parameters, node.parts, strict=True)
+        )
+        gaps = any(p.positional_only and not p.required for p in tool.parameters)
+        self._lists = {
+            p.name: i
+            for i, (p, (_, _, checked)) in enumerate(
+                zip(tool.parameters, self._parameters, strict=True)
+            )
+            if checked and not gaps and p.name.isascii() and plain_list(p.type)
+        }
+
+    def write(self, source: Source, aw: str) -> None:
+        node, parameters = self._node, self._tool.parameters
+        decoder = _Decoder(node)
+        source.free.update(_decode=decoder.first, _text=self._text, _tb=msgspec.to_builtins)
+        source.lazy["_decode"] = decoder.armed
+        general, source.on_miss = source.on_miss, f"return {aw}_text(args)"
+        indent = "    "
+        source.add(indent, "if cls is str or cls is bytes:")
+        inner = indent + "    "
+        source.add(inner, "try:")
+        body = inner + "    "
+        source.add(body, "s = _decode(args)")
+        _read_fields(source, node, "s", [f"v{i}" for i in range(len(parameters))], body, 1)
+        source.write_gaps(parameters, body)
+        source.add(inner, "except Exception as exc:", f"    return {aw}_text(args, exc)")
+        source.write_call(parameters, source.free["fn"], aw, inner)
+        source.on_miss = general
+
+    def refused_item(self, refused: Any, text: Any, decoded: Any) -> tuple[int, int] | None:
+        """``(parameter, item)`` when the decoder refused ``text`` inside that item of a plain
+        list parameter and every value the general path checks before that item is one the
+        mirrors checked as toolcall does; then the first error of ``text`` (decoded as
+        ``decoded``) is that item's, if it has one, and nothing before it needs walking again.
+
+        The decoder reads the text in order and stops at the first value a mirror refuses, so
+        what it read before is checked, and the message says where it stopped. What makes
+        the values before that item the very ones the general path sees: no unknown argument
+        (the general path names those first), the list and each argument before it written
+        once (the last of a repeated key wins, and its earlier copy may be the one read),
+        ahead of the list (read before the decoder stopped), and mirrored exactly (``exact``
+        or ``builtins``). Anything else, and the text is walked from its start.
+        """
+        if type(refused) is not msgspec.ValidationError or type(text) is not str:
+            return None
+        name, _, rest = str(refused).rpartition(_AT)[2].partition("[")
+        index = self._lists.get(name)
+        digits, closed, _ = rest.partition("]")
+        if index is None or not (closed and digits.isascii() and digits.isdigit()):
+            return None
+        if type(decoded) is not dict or not self._declared.issuperset(decoded):
+            return None
+        # an ASCII name written with an escape (\u0069tems) would hide a second copy
+        if "\\u00" in text or text.count(f'"{name}"') != 1:
+            return None
+        keys = list(decoded)
+        ahead = keys[: keys.index(name)] if name in decoded else ()
+        for earlier, required, checked in self._parameters[:index]:
+            if earlier not in decoded:
+                if required:
+                    return None
+            elif not (checked and earlier in ahead and text.count(f'"{earlier}"') == 1):
+                return None
+        item, value = int(digits), decoded[name]
+        return (index, item) if type(value) is list and item < len(value) else None
+
+
+_AT: Final = " - at `$."
+"""Where msgspec's message says it stopped, last in the message: ``... - at `$.lines[3].qty```."""
+
+
 def text_route(
-    tool: ir.Tool, resolver: ClassLookup, text: Callable[[Any], Any]
-) -> Callable[[Source, str], None] | None:
-    """What writes ``tool``'s typed JSON route into its fast path (``build_fastpath(...,
-    text=...)``); None when some parameter has no mirror. ``text`` is the route of the text
-    the typed one does not take: ``run(json.loads(text))``."""
+    tool: ir.Tool, resolver: ClassLookup, text: Callable[[Any, Any], Any]
+) -> TextRoute | None:
+    """``tool``'s typed JSON route; None when some parameter has no mirror."""
     arguments = ir.Type(
         kind="object",
         fields=tuple(
@@ -288,27 +377,7 @@ def text_route(
     parts = tuple(_mirror(p.type, resolver, 1) for p in tool.parameters)
     if any(part is None for part in parts):
         return None
-    node = _Node(_CODE, arguments, tuple(part for part in parts if part is not None))
-
-    def write(source: Source, aw: str) -> None:
-        decoder = _Decoder(node)
-        source.free.update(_decode=decoder.first, _text=text, _tb=msgspec.to_builtins)
-        source.lazy["_decode"] = decoder.armed
-        general, source.on_miss = source.on_miss, f"return {aw}_text(args)"
-        indent = "    "
-        source.add(indent, "if cls is str or cls is bytes:")
-        inner = indent + "    "
-        source.add(inner, "try:")
-        body = inner + "    "
-        source.add(body, "s = _decode(args)")
-        _read_fields(source, node, "s", [f"v{i}" for i in range(len(parts))], body, 1)
-        source.write_gaps(tool.parameters, body)
-        source.add(inner, "except Exception:")
-        source.miss(body)
-        source.write_call(tool.parameters, source.free["fn"], aw, inner)
-        source.on_miss = general
-
-    return write
+    return TextRoute(tool, _Node(_CODE, arguments, tuple(p for p in parts if p is not None)), text)
 
 
 def _read_fields(

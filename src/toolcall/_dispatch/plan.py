@@ -67,6 +67,10 @@ Result = Ok[Any] | Err
 _ABSENT: Any = object()
 _EMPTY: Any = inspect.Parameter.empty
 _TEXT = (str, bytes, bytearray)  # a tuple: ``str | bytes`` in an expression is built each call
+_untyped = msgspec.json.Decoder().decode
+_SHALLOW = 256
+"""Text nested this deep is far from any interpreter's recursion limit, for msgspec and for
+``json.loads`` alike (each stops at its own depth, a few frames apart)."""
 
 
 class ToolPlan(msgspec.Struct, eq=False):
@@ -130,6 +134,7 @@ class _Parameter:
         "coerce",
         "fill",
         "ir",
+        "item",
         "name",
         "null_is_absent",
         "positional_only",
@@ -159,6 +164,7 @@ class _Parameter:
         # explicit-null rule: None for an optional value whose type has no None means "absent"
         self.null_is_absent = not parameter.required and not accepts_null(parameter.type)
         self.fill = fill  # the value of an omitted parameter whose default is a Field(...)
+        self.item: Callable[[Any], Any] | None = None  # a plain list's item coercer, when asked
 
 
 def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
@@ -214,6 +220,7 @@ class _Binder:
         "names",
         "parameters",
         "pydantic",
+        "resolver",
         "tool",
     )
 
@@ -223,6 +230,7 @@ class _Binder:
         defaults = _defaults(fn)
         hints = live_hints(fn)
         self.tool = tool.name
+        self.resolver = resolver
         self.parameters = tuple(
             _Parameter(
                 p,
@@ -265,7 +273,24 @@ class _Binder:
     def decode(text: str | bytes | bytearray) -> Any:
         """Arguments given as JSON text, what OpenAI-style providers send, decoded as
         ``json.loads`` decodes them, so the answer is exactly that of ``run(json.loads(text))``
-        (SPEC 5); text that is not JSON is an ``Err`` (``invalid_arguments``) saying why."""
+        (SPEC 5); text that is not JSON is an ``Err`` (``invalid_arguments``) saying why.
+
+        msgspec reads a ``str`` first, at a sixth of ``json.loads``'s cost (most text that
+        comes here holds an error, and is decoded again after the typed route refused it).
+        What msgspec accepts it reads as ``json.loads`` does: the same grammar, integers of
+        any size, correctly rounded floats, the last of a repeated key at its first place;
+        what it reads otherwise it refuses (``NaN``, a float past the largest, a lone
+        surrogate, invalid UTF-8), and that text goes to ``json.loads``. Nesting is the one
+        limit they set differently, so only text that cannot nest deeper than
+        ``_SHALLOW`` levels is read by msgspec.
+        """
+        if type(text) is str and (
+            len(text) <= _SHALLOW or text.count("[") + text.count("{") <= _SHALLOW
+        ):
+            try:
+                return _untyped(text)
+            except Exception:  # json.loads reads it, or says why not
+                pass
         import json  # only for text: a mapping never pays for it
 
         try:
@@ -350,6 +375,25 @@ class _Binder:
                 except Exception:
                     return _invalid(key, Invalid("invalid_value", args[key]))
         return positional, keywords
+
+    def item_error(self, args: dict[str, Any], index: int, item: int) -> Err | None:
+        """The error of item ``item`` of parameter ``index``, a plain list given in ``args``,
+        as that list's coercer reports it; None when the item has none (or raises other
+        than ``Invalid``), and the general path is left to decide."""
+        p = self.parameters[index]
+        coerce = p.item
+        if coerce is None:
+            items = p.ir.type.items
+            assert items is not None  # a plain list's
+            coerce = p.item = build_coercer(items, self.resolver)
+        try:
+            coerce(args[p.name][item])
+        except Invalid as error:
+            error.path = (item, *error.path)
+            return _invalid(p.name, error, p.ir)
+        except Exception:
+            return None
+        return None
 
     def _given_after(self, args: Mapping[str, Any], index: int) -> tuple[str, ...]:
         return tuple(
@@ -481,16 +525,25 @@ def _prepared(
         except SystemExit as exc:
             return tool_exited(exc)
 
-    # JSON text the typed route does not take goes the general way (``json.loads``, then
+    # JSON text the typed route does not take goes the general way (decoded, then
     # ``bind``): it holds an error more often than not, which the fast path would only
-    # walk up to before handing the call over anyway.
-    def general_text(args: Any) -> Result:
+    # walk up to before handing the call over anyway. Where the typed decoder stopped inside
+    # an item of a list, with everything before it checked, that item alone is walked.
+    def decoded_text(args: Any, exc: Any) -> tuple[Any, Err | None]:
+        """The decoded text, and its error when found without the general path."""
         decoded = binder.decode(args)
-        return decoded if isinstance(decoded, Err) else general(decoded)
+        if isinstance(decoded, Err):
+            return decoded, decoded
+        at = route.refused_item(exc, args, decoded) if route is not None else None
+        return decoded, binder.item_error(decoded, *at) if at is not None else None
 
-    async def general_text_async(args: Any) -> Result:
-        decoded = binder.decode(args)
-        return decoded if isinstance(decoded, Err) else await general_async(decoded)
+    def general_text(args: Any, exc: Any = None) -> Result:
+        decoded, found = decoded_text(args, exc)
+        return general(decoded) if found is None else found
+
+    async def general_text_async(args: Any, exc: Any = None) -> Result:
+        decoded, found = decoded_text(args, exc)
+        return await general_async(decoded) if found is None else found
 
     text = general_text_async if is_async else general_text
     route = text_route(tool, resolver, text) if fast else None
@@ -503,7 +556,12 @@ def _prepared(
 
         awaiting = (
             build_fastpath(
-                tool, fn, is_async=True, fallback=general_async, resolver=resolver, text=route
+                tool,
+                fn,
+                is_async=True,
+                fallback=general_async,
+                resolver=resolver,
+                text=route.write if route is not None else None,
             )
             if fast
             else None
@@ -511,7 +569,14 @@ def _prepared(
         return refuse, awaiting or general_async
 
     fastpath = (
-        build_fastpath(tool, fn, is_async=False, fallback=general, resolver=resolver, text=route)
+        build_fastpath(
+            tool,
+            fn,
+            is_async=False,
+            fallback=general,
+            resolver=resolver,
+            text=route.write if route is not None else None,
+        )
         if fast
         else None
     )
