@@ -163,7 +163,9 @@ def count(calls: int) -> dict[tuple[str, str], float]:
             "--drive",
             str(calls),
         ]
-        subprocess.run(command, check=True, capture_output=True, cwd=harness.PERF)
+        # one hash seed: dict probing, and so every count, the same from one run to the next
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        subprocess.run(command, check=True, capture_output=True, cwd=harness.PERF, env=env)
         dumps = sorted(Path(tmp).glob("callgrind.out.*"), key=lambda p: int(p.suffix[1:]))
         totals = [_summary(path) for path in dumps]
     names = list(routes())

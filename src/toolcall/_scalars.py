@@ -71,7 +71,8 @@ class Invalid(Exception):
         *,
         rule: Any = None,
     ) -> None:
-        super().__init__(reason)
+        # no ``super().__init__``: ``Exception.__new__`` has kept the arguments as ``args``
+        # already, and one error is built on every failed call
         self.reason = reason
         self.value = value
         self.path = path

@@ -429,11 +429,13 @@ def _object(t: ir.Type, resolver: ClassLookup, json_text: bool) -> Coercer:
                 try:
                     out[name] = coerce(element)
                 except Invalid as error:
-                    undeclared(value)
-                    _prepend(error, name)
+                    if not names.issuperset(value):  # an undeclared key is named first
+                        undeclared(value)
+                    error.path = (name, *error.path)
                     raise
             elif required:
-                undeclared(value)
+                if not names.issuperset(value):
+                    undeclared(value)
                 raise Invalid("missing_field", None, (name,))
         if seen != len(value):
             keys = undeclared(value)

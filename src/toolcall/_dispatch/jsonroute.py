@@ -15,8 +15,10 @@ an int, a ``Decimal``, a ``datetime``, an enum member) is declared as its plain 
 and restored by toolcall's code. Whatever the decoder refuses (malformed text, ``NaN``,
 lone surrogates, a wrong type, an unknown key, an explicit null inside a TypedDict) and
 whatever the code after it misses takes the route of ``run(json.loads(text))``, which finds
-and phrases the error: refusing is always safe, only accepting has to be exact. A type no
-mirror states exactly (``Any``, unions, open dicts, tuples of fixed length, pydantic's
+and phrases the error: refusing is always safe, only accepting has to be exact. Where the
+decoder stopped inside an item of a list, everything before it checked, that item alone is
+walked again (``TextRoute.refused_item``): a long list with a bad last item is not read
+twice. A type no mirror states exactly (``Any``, unions, open dicts, tuples of fixed length, pydantic's
 types) leaves the tool without this route.
 
 Each node of a mirror is one of four things, by how its decoded value becomes the
@@ -33,6 +35,7 @@ come as mappings never pays for them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Annotated, Any, Final, Literal
 
@@ -336,32 +339,34 @@ class TextRoute:
         ahead of the list (read before the decoder stopped), and mirrored exactly (``exact``
         or ``builtins``). Anything else, and the text is walked from its start.
         """
-        if type(refused) is not msgspec.ValidationError or type(text) is not str:
+        if not self._lists or type(refused) is not msgspec.ValidationError or type(text) is not str:
             return None
-        name, _, rest = str(refused).rpartition(_AT)[2].partition("[")
+        stopped = _STOPPED.search(str(refused))
+        if stopped is None:
+            return None
+        name, item = stopped[1], int(stopped[2])
         index = self._lists.get(name)
-        digits, closed, _ = rest.partition("]")
-        if index is None or not (closed and digits.isascii() and digits.isdigit()):
-            return None
-        if type(decoded) is not dict or not self._declared.issuperset(decoded):
+        if index is None or type(decoded) is not dict or not self._declared.issuperset(decoded):
             return None
         # an ASCII name written with an escape (\u0069tems) would hide a second copy
         if "\\u00" in text or text.count(f'"{name}"') != 1:
             return None
-        keys = list(decoded)
-        ahead = keys[: keys.index(name)] if name in decoded else ()
-        for earlier, required, checked in self._parameters[:index]:
-            if earlier not in decoded:
-                if required:
+        if index:
+            keys = list(decoded)
+            ahead = keys[: keys.index(name)] if name in decoded else ()
+            for earlier, required, checked in self._parameters[:index]:
+                if earlier not in decoded:
+                    if required:
+                        return None
+                elif not (checked and earlier in ahead and text.count(f'"{earlier}"') == 1):
                     return None
-            elif not (checked and earlier in ahead and text.count(f'"{earlier}"') == 1):
-                return None
-        item, value = int(digits), decoded[name]
+        value = decoded.get(name)
         return (index, item) if type(value) is list and item < len(value) else None
 
 
-_AT: Final = " - at `$."
-"""Where msgspec's message says it stopped, last in the message: ``... - at `$.lines[3].qty```."""
+_STOPPED: Final = re.compile(r" - at `\$\.(\w+)\[([0-9]+)\][^`]*`\Z")
+"""Where msgspec's message says it stopped inside an item of an argument, last in the
+message: ``... - at `$.lines[3].qty```."""
 
 
 def text_route(

@@ -8,7 +8,8 @@ and the rest by keyword, omitted optionals not passed at all so that the functio
 defaults apply. A tool first goes through its generated fast path
 (:mod:`toolcall._dispatch.fastpath`), which falls back to the general path at the first deviation;
 arguments given as JSON text go through its typed route (:mod:`toolcall._dispatch.jsonroute`),
-and what that does not take through ``json.loads`` and the general path.
+and what that does not take is decoded as ``json.loads`` decodes it (``_Binder.decode``) for
+the general path.
 
 A plan is prepared (coercers built, fast path generated and compiled) on its first call,
 not when it is built: a process loads every tool of a module at import but may call few of

@@ -66,16 +66,17 @@ _MAX_NODES = 1000
 _SHORT_DEPTH = 3
 _SHORT_INT = 10**50  # an int whose repr fits in a shown value
 _SHORT_ITEMS = 8
+_SHORT_BOUND = 10**39  # an int bound whose digits fit in a name (_NAME)
 
 
 def format_path(path: tuple[str | int, ...]) -> str:
     """``("items", 2, "qty")`` -> ``items[2].qty``, the way a model reads a location."""
     out = ""
     for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
+        if type(part) is not str and isinstance(part, int):
+            out = f"{out}[{part}]"
         else:
-            out += f".{part}" if out else part
+            out = f"{out}.{part}" if out else part
     return out
 
 
@@ -101,10 +102,9 @@ def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
 
 def _where(path: tuple[str | int, ...]) -> str:
     """The path as a message starts with it, at most 80 characters on one line."""
-    if len(path) == 1:
-        name = path[0]
-        if type(name) is str and len(name) <= 80 and name.isascii() and name.isprintable():
-            return name  # a top-level argument: what format_path and one_line make of it
+    text = path[0] if len(path) == 1 else format_path(path)
+    if type(text) is str and len(text) <= 80 and text.isascii() and text.isprintable():
+        return text  # what one_line makes of it, without the call
     return one_line(format_path(path), 80)
 
 
@@ -185,6 +185,8 @@ def _pattern(rule: str | tuple[str, str]) -> str:
 
 def _bound(bound: Any) -> str:
     """A bound as the model reads it: ``10``, ``0.01``, ``2020-01-01``."""
+    if type(bound) is int and -_SHORT_BOUND < bound < _SHORT_BOUND:
+        return str(bound)  # what the last branch makes of it, without the calls
     if isinstance(bound, str):
         return one_line(bound, _NAME)
     isoformat = getattr(bound, "isoformat", None)  # a date, datetime or time
@@ -519,7 +521,9 @@ def _made(
         return cls(kind, message, argument, path, reason, value, names)
     error = _Unfrozen()
     error.kind = kind
-    error.message = one_line(message)
+    # one_line's own test first: a message of printable ASCII that fits is already one line
+    fits = message.isascii() and message.isprintable() and len(message) <= MAX_MESSAGE
+    error.message = message if fits else one_line(message)
     error.argument = argument
     error.path = path
     error.reason = reason
