@@ -192,13 +192,13 @@ def test_a_refusal_that_cannot_be_trusted_is_walked_from_the_start(
     make_module: Callable[..., types.ModuleType], name: str, text: str
 ) -> None:
     """Where the place the decoder stopped says nothing about what comes before it, the
-    general path walks the decoded text and answers as for ``json.loads(text)``."""
+    decoded arguments are walked from their start and answer as ``json.loads(text)``'s."""
     module = make_module(TOOLS)
     expected = toolcall.run(module, name, json.loads(text))
     toolcall.run(module, name, text)
     result, called = _traced(module, text, name)
     assert result == expected
-    assert "bind" in called
+    assert called.count(f"fast_{name}") == 2  # the typed attempt, then the decoded arguments
 
 
 @dataclasses.dataclass

@@ -11,7 +11,9 @@ straight-line code, about half of a nested tool's dispatch.
 
 The generated code knows only the happy path; at the first deviation it hands the untouched
 arguments to ``fallback`` (the general path), which finds and phrases the exact error, so
-both paths give the same result by construction. (A class whose constructor ran before the
+both paths give the same result by construction. A deviation inside one argument (or one
+item of a plain list) goes to a handler that walks that value alone (``Located``): what the
+code checked before it is what the general path checks first. (A class whose constructor ran before the
 deviation was found is constructed again by the general path; a tool with a type provider,
 whose ``coerce`` is user code, gets no generated function at all.)
 
@@ -26,7 +28,7 @@ import itertools
 import keyword
 import linecache
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 
@@ -52,12 +54,21 @@ from toolcall._scalars import FAST_NAMES, row_of
 __all__ = [
     "FIELD_FIELDS",
     "MISS",
+    "Located",
     "Source",
     "build_fastpath",
     "plain_list",
     "quick_items",
     "set_fields",
 ]
+
+
+class Located(NamedTuple):
+    """The handlers of a miss whose place is known (see ``build_fastpath``); async for an
+    async tool."""
+
+    argument: Callable[[Any, int], Any]
+    item: Callable[[Any, int, Any], Any]
 
 
 class _Miss:
@@ -188,6 +199,7 @@ def build_fastpath(
     fallback: Callable[[Any], Any] | None = None,
     resolver: ClassLookup | None = None,
     text: Callable[[Source, str], None] | None = None,
+    located: Located | None = None,
 ) -> Callable[[Any], Any] | None:
     """The generated function for ``tool``, or None when it gets none.
 
@@ -203,6 +215,13 @@ def build_fastpath(
     ``text`` writes the branch of arguments given as JSON text (see
     :mod:`toolcall._dispatch.jsonroute`), given the source and ``"await "`` or ``""``; it
     is written where the arguments are not a dict, their type in the local ``cls``.
+
+    ``located``: where the code misses inside an argument, it hands the arguments to
+    ``located.argument(args, index)``, or, inside an item of a plain list argument, to
+    ``located.item(args, index, item)``, rather than to ``fallback``: everything before
+    that value was read and checked as the general path checks it (no unknown key, no
+    missing one, the arguments before it valid), so only that value needs walking again.
+    Not for a tool with positional-only optionals, whose gaps are checked after the values.
     """
     parameters = tool.parameters
     if tool.kwargs is not None or not _handled(tool) or not all(_nameable(p) for p in parameters):
@@ -217,6 +236,9 @@ def build_fastpath(
         return None
     aw = "await " if is_async else ""
     source = Source(f"return {aw}_fallback(args)", resolver or _Unresolvable())
+    if located is not None and not any(p.positional_only and not p.required for p in parameters):
+        source.free.update(_at=located.argument, _at_item=located.item)
+        source.located = aw
     source.free.update(
         fn=fn,
         _fallback=fallback or (_miss_async if is_async else _miss_sync),
@@ -315,6 +337,8 @@ class Source:
         self.on_miss = miss
         self.resolver = resolver
         self.lazy: dict[str, Callable[[Callable[[Any], None]], None]] = {}
+        self.located: str | None = None  # "await " or "" when misses are located
+        self._argument: int | None = None  # the argument being restored, when located
         self._count = 0
 
     def add(self, indent: str, *lines: str) -> None:
@@ -426,19 +450,22 @@ class Source:
         else:
             self.add(indent, f"if len(args) != {len(required)}:")
             self.miss(indent + "    ")
+        general = self.on_miss
         for i, p in enumerate(parameters):
+            if self.located is not None:
+                self._argument = i
+                self.on_miss = f"return {self.located}_at(args, {i})"
             if p.required:
                 self.restore_into(p.type, f"v{i}", indent, 0)
-                continue
-            if p.type.kind == "any":
-                continue  # any value, None included, is passed as it is
-            self.add(indent, f"if v{i} is not _ABSENT:")
-            inner = indent + "    "
-            if not accepts_null(p.type):
-                # an explicit null for an optional value whose type has no None: not passed
-                self.add(inner, f"if v{i} is None:", f"    v{i} = _ABSENT", "else:")
-                inner += "    "
-            self.restore_into(p.type, f"v{i}", inner, 0)
+            elif p.type.kind != "any":  # any value, None included, is passed as it is
+                self.add(indent, f"if v{i} is not _ABSENT:")
+                inner = indent + "    "
+                if not accepts_null(p.type):
+                    # an explicit null for an optional value whose type has no None: not passed
+                    self.add(inner, f"if v{i} is None:", f"    v{i} = _ABSENT", "else:")
+                    inner += "    "
+                self.restore_into(p.type, f"v{i}", inner, 0)
+        self.on_miss, self._argument = general, None
 
     def restore_into(self, t: ir.Type, x: str, indent: str, depth: int) -> None:
         restored = self.restore(t, x, indent, depth)
@@ -541,7 +568,11 @@ class Source:
         else:
             item = self.local("i")
             self.add(indent, f"{y} = []", f"for {item} in {x}:")
+            argument, whole = self._argument, self.on_miss
+            if argument is not None and depth == 1 and plain_list(t):
+                self.on_miss = f"return {self.located}_at_item(args, {argument}, {item})"
             restored = self.restore(t.items, item, indent + "    ", depth)
+            self.on_miss = whole
             self.add(indent, f"    {y}.append({restored})")
         container = _CONTAINERS.get(t.py)
         if container is not None:

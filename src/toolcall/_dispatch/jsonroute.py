@@ -18,8 +18,8 @@ whatever the code after it misses takes the route of ``run(json.loads(text))``, 
 and phrases the error: refusing is always safe, only accepting has to be exact. Where the
 decoder stopped inside an item of a list, everything before it checked, that item alone is
 walked again (``TextRoute.refused_item``): a long list with a bad last item is not read
-twice. A type no mirror states exactly (``Any``, unions, open dicts, tuples of fixed length, pydantic's
-types) leaves the tool without this route.
+twice. A type no mirror states exactly (``Any``, unions, open dicts, tuples of fixed
+length, pydantic's types) leaves the tool without this route.
 
 Each node of a mirror is one of four things, by how its decoded value becomes the
 restored one:

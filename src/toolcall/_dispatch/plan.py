@@ -46,7 +46,7 @@ from toolcall._dispatch.coerce import (
     build_coercer,
     node_at,
 )
-from toolcall._dispatch.fastpath import build_fastpath, quick_items
+from toolcall._dispatch.fastpath import Located, build_fastpath, quick_items
 from toolcall._dispatch.jsonroute import text_route
 from toolcall._dispatch.models import ModelInvalid, field_info_default
 from toolcall._dispatch.result import (
@@ -377,6 +377,27 @@ class _Binder:
                     return _invalid(key, Invalid("invalid_value", args[key]))
         return positional, keywords
 
+    def argument_error(self, args: dict[str, Any], index: int) -> Err | None:
+        """The error of parameter ``index``'s value in ``args``, as ``bind`` reports it; None
+        when it has none (or raises other than ``Invalid``), and ``bind`` is left to decide."""
+        p = self.parameters[index]
+        try:
+            p.coerce(args[p.name])
+        except Invalid as error:
+            return _invalid(p.name, error, p.ir)
+        except Exception:
+            return None
+        return None
+
+    def element_error(self, args: dict[str, Any], index: int, element: Any) -> Err | None:
+        """:meth:`item_error` of ``element``, an item of parameter ``index``'s plain list,
+        found by identity: the first item that is it (an earlier item that was the same
+        object would have been checked, and missed, first)."""
+        for item, found in enumerate(args[self.parameters[index].name]):
+            if found is element:
+                return self.item_error(args, index, item)
+        return None
+
     def item_error(self, args: dict[str, Any], index: int, item: int) -> Err | None:
         """The error of item ``item`` of parameter ``index``, a plain list given in ``args``,
         as that list's coercer reports it; None when the item has none (or raises other
@@ -540,14 +561,34 @@ def _prepared(
 
     def general_text(args: Any, exc: Any = None) -> Result:
         decoded, found = decoded_text(args, exc)
-        return general(decoded) if found is None else found
+        return (fastpath or general)(decoded) if found is None else found
 
     async def general_text_async(args: Any, exc: Any = None) -> Result:
         decoded, found = decoded_text(args, exc)
-        return await general_async(decoded) if found is None else found
+        return await (awaiting or general_async)(decoded) if found is None else found
+
+    # Where the fast path misses inside one argument, or one item of a plain list, the
+    # arguments before it are valid: that value alone is walked again (build_fastpath).
+    def at(args: Any, index: int) -> Result:
+        found = binder.argument_error(args, index)
+        return general(args) if found is None else found
+
+    def at_item(args: Any, index: int, item: Any) -> Result:
+        found = binder.element_error(args, index, item)
+        return general(args) if found is None else found
+
+    async def at_async(args: Any, index: int) -> Result:
+        found = binder.argument_error(args, index)
+        return await general_async(args) if found is None else found
+
+    async def at_item_async(args: Any, index: int, item: Any) -> Result:
+        found = binder.element_error(args, index, item)
+        return await general_async(args) if found is None else found
 
     text = general_text_async if is_async else general_text
     route = text_route(tool, resolver, text) if fast else None
+    fastpath: Callable[..., Result] | None = None
+    awaiting: Callable[..., Coroutine[Any, Any, Result]] | None = None
 
     if is_async:
         refused = Err(ToolError.async_tool(name))
@@ -563,6 +604,7 @@ def _prepared(
                 fallback=general_async,
                 resolver=resolver,
                 text=route.write if route is not None else None,
+                located=Located(at_async, at_item_async),
             )
             if fast
             else None
@@ -577,6 +619,7 @@ def _prepared(
             fallback=general,
             resolver=resolver,
             text=route.write if route is not None else None,
+            located=Located(at, at_item),
         )
         if fast
         else None
