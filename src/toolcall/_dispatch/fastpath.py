@@ -13,9 +13,9 @@ The generated code knows only the happy path; at the first deviation it hands th
 arguments to ``fallback`` (the general path), which finds and phrases the exact error, so
 both paths give the same result by construction. A deviation inside one argument (or one
 item of a plain list) goes to a handler that walks that value alone (``Located``): what the
-code checked before it is what the general path checks first. (A class whose constructor ran before the
-deviation was found is constructed again by the general path; a tool with a type provider,
-whose ``coerce`` is user code, gets no generated function at all.)
+code checked before it is what the general path checks first. (A class whose constructor ran
+before the deviation was found is constructed again by the general path; a tool with a type
+provider, whose ``coerce`` is user code, gets no generated function at all.)
 
 How a failing call ends (``raised`` logged, ``exited``) lives here too, so the two paths
 cannot drift apart on it.
