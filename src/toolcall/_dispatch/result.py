@@ -150,7 +150,7 @@ def _expected(reason: str, rule: Any, value: Any) -> tuple[str, str]:
     """What the rule expected, and what to add after the value sent (its length, the item
     sent twice); the reason's plain text when there is no rule to name."""
     if rule is None:  # every rule below needs one: a format's reason says it all
-        return _REASONS.get(reason, reason.replace("_", " ")), ""
+        return _REASONS.get(reason) or reason.replace("_", " "), ""
     try:
         if reason == "out_of_range" and rule is not None:
             keyword, bound = rule
@@ -171,7 +171,7 @@ def _expected(reason: str, rule: Any, value: Any) -> tuple[str, str]:
             return "expected unique items", f" ({_short(rule[0])} is repeated)"
     except Exception:  # a rule of another shape (a pydantic context, a hand-built error)
         pass
-    return _REASONS.get(reason, reason.replace("_", " ")), ""
+    return _REASONS.get(reason) or reason.replace("_", " "), ""
 
 
 def _pattern(rule: str | tuple[str, str]) -> str:
