@@ -163,7 +163,7 @@ def count(calls: int) -> dict[tuple[str, str], float]:
             "--drive",
             str(calls),
         ]
-        # one hash seed: dict probing, and so every count, the same from one run to the next
+        # one hash seed: string hashes, and so most dict probing, the same from run to run
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         subprocess.run(command, check=True, capture_output=True, cwd=harness.PERF, env=env)
         dumps = sorted(Path(tmp).glob("callgrind.out.*"), key=lambda p: int(p.suffix[1:]))
