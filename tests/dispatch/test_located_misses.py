@@ -161,10 +161,12 @@ def test_a_located_miss_answers_as_the_general_path(
 def test_an_async_tool_locates_its_misses_too(
     plans: Callable[[str], tuple[Any, Any]], args: dict[str, Any]
 ) -> None:
+    """The same for an awaited tool, its arguments as a mapping and as text."""
     fast, general = plans("later")
     args = {key: args[key] for key in ("label", "lines") if key in args}
     expected = answer(asyncio.run(general.arun(args)))
     assert answer(asyncio.run(fast.arun(args))) == expected
+    assert answer(asyncio.run(fast.arun(msgspec.json.encode(args).decode()))) == expected
 
 
 def _walked(plan: Any, args: Any) -> tuple[Any, list[str]]:
