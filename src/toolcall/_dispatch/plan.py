@@ -547,10 +547,10 @@ def _prepared(
         except SystemExit as exc:
             return tool_exited(exc)
 
-    # JSON text the typed route does not take goes the general way (decoded, then
-    # ``bind``): it holds an error more often than not, which the fast path would only
-    # walk up to before handing the call over anyway. Where the typed decoder stopped inside
-    # an item of a list, with everything before it checked, that item alone is walked.
+    # JSON text the typed route does not take is decoded and goes the way of a mapping: it
+    # holds an error more often than not, which that finds at the bad value (``at`` below).
+    # Where the typed decoder stopped inside an item of a list, with everything before it
+    # checked, that item alone is walked.
     def decoded_text(args: Any, exc: Any) -> tuple[Any, Err | None]:
         """The decoded text, and its error when found without the general path."""
         decoded = binder.decode(args)
