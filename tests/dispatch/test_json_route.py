@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import toolcall
@@ -434,6 +434,10 @@ _JSON = st.recursive(
     | _TEXTS
     | st.text(max_size=12)
 )
+@example(text="1" * 4300)
+@example(text="-" + "9" * 4301)  # past Python's digit limit: json.loads refuses it
+@example(text='{"a": 1, "b": 2, "a": [3]}')
+@example(text='"\\ud83d\\ude00 \\ud800"')
 def test_msgspec_reads_what_it_takes_as_json_loads_does(text: str) -> None:
     """The decode of refused text: whatever msgspec accepts, it reads exactly as ``json.loads``
     (types, float bits, key order, the last of a repeated key), so the msgspec upgrade that
