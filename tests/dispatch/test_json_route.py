@@ -16,11 +16,12 @@ import msgspec
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_fastpath_source import GREET, greet
+from test_fuzz import JSON
 
 import toolcall
 from budget import examples
 from fakes import FakeResolver
-from toolcall import ir
 from toolcall._dispatch import plan
 from toolcall._dispatch.fastpath import build_fastpath
 from toolcall._dispatch.jsonroute import text_route
@@ -410,22 +411,11 @@ def test_text_refused_inside_a_list_answers_as_its_decoded_value(text: str) -> N
 
 
 _FLOATS = st.from_regex(r"\A-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?\Z")
-_JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
 
 
 @settings(max_examples=examples(1000), deadline=None)
 @given(
-    text=_JSON.flatmap(
+    text=JSON.flatmap(
         lambda value: st.sampled_from(
             [json.dumps(value), json.dumps(value, ensure_ascii=False), json.dumps(value, indent=1)]
         )
@@ -559,18 +549,6 @@ def test_the_decoder_is_built_on_the_first_text_call(monkeypatch: pytest.MonkeyP
 
 
 # -- the generated code ---------------------------------------------------------------------------
-
-GREET = ir.Tool(
-    name="greet",
-    parameters=(
-        ir.Parameter(name="name", type=ir.Type(kind="string", max_length=20)),
-        ir.Parameter(name="times", type=ir.Type(kind="integer", minimum=1), required=False),
-    ),
-)
-
-
-def greet(name: str, times: int = 1) -> str:
-    return name * times
 
 
 def test_the_text_branch_of_a_small_tool_is_pinned() -> None:

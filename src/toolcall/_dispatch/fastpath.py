@@ -64,8 +64,8 @@ __all__ = [
 
 
 class Located(NamedTuple):
-    """The handlers of a miss whose place is known (see ``build_fastpath``); async for an
-    async tool."""
+    """What a miss whose place is known asks for (see ``build_fastpath``): the error of that
+    value alone, an ``Err`` (never false), or None for the fallback to decide."""
 
     argument: Callable[[Any, int], Any]
     item: Callable[[Any, int, Any], Any]
@@ -216,12 +216,13 @@ def build_fastpath(
     :mod:`toolcall._dispatch.jsonroute`), given the source and ``"await "`` or ``""``; it
     is written where the arguments are not a dict, their type in the local ``cls``.
 
-    ``located``: where the code misses inside an argument, it hands the arguments to
-    ``located.argument(args, index)``, or, inside an item of a plain list argument, to
-    ``located.item(args, index, item)``, rather than to ``fallback``: everything before
-    that value was read and checked as the general path checks it (no unknown key, no
-    missing one, the arguments before it valid), so only that value needs walking again.
-    Not for a tool with positional-only optionals, whose gaps are checked after the values.
+    ``located``: where the code misses inside an argument, it answers
+    ``located.argument(args, index)``, or, inside an item of a plain list argument,
+    ``located.item(args, index, item)``, and ``fallback(args)`` only when that is None:
+    everything before that value was read and checked as the general path checks it (no
+    unknown key, no missing one, the arguments before it valid), so only that value needs
+    walking again. Not for a tool with positional-only optionals, whose gaps are checked
+    after the values.
     """
     parameters = tool.parameters
     if tool.kwargs is not None or not _handled(tool) or not all(_nameable(p) for p in parameters):
@@ -454,7 +455,7 @@ class Source:
         for i, p in enumerate(parameters):
             if self.located is not None:
                 self._argument = i
-                self.on_miss = f"return {self.located}_at(args, {i})"
+                self.on_miss = f"return _at(args, {i}) or {self.located}_fallback(args)"
             if p.required:
                 self.restore_into(p.type, f"v{i}", indent, 0)
             elif p.type.kind != "any":  # any value, None included, is passed as it is
@@ -570,7 +571,9 @@ class Source:
             self.add(indent, f"{y} = []", f"for {item} in {x}:")
             argument, whole = self._argument, self.on_miss
             if argument is not None and depth == 1 and plain_list(t):
-                self.on_miss = f"return {self.located}_at_item(args, {argument}, {item})"
+                self.on_miss = (
+                    f"return _at_item(args, {argument}, {item}) or {self.located}_fallback(args)"
+                )
             restored = self.restore(t.items, item, indent + "    ", depth)
             self.on_miss = whole
             self.add(indent, f"    {y}.append({restored})")

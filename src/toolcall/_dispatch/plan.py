@@ -561,34 +561,29 @@ def _prepared(
 
     def general_text(args: Any, exc: Any = None) -> Result:
         decoded, found = decoded_text(args, exc)
-        return (fastpath or general)(decoded) if found is None else found
+        return (compiled or general)(decoded) if found is None else found
 
     async def general_text_async(args: Any, exc: Any = None) -> Result:
         decoded, found = decoded_text(args, exc)
-        return await (awaiting or general_async)(decoded) if found is None else found
-
-    # Where the fast path misses inside one argument, or one item of a plain list, the
-    # arguments before it are valid: that value alone is walked again (build_fastpath).
-    def at(args: Any, index: int) -> Result:
-        found = binder.argument_error(args, index)
-        return general(args) if found is None else found
-
-    def at_item(args: Any, index: int, item: Any) -> Result:
-        found = binder.element_error(args, index, item)
-        return general(args) if found is None else found
-
-    async def at_async(args: Any, index: int) -> Result:
-        found = binder.argument_error(args, index)
-        return await general_async(args) if found is None else found
-
-    async def at_item_async(args: Any, index: int, item: Any) -> Result:
-        found = binder.element_error(args, index, item)
-        return await general_async(args) if found is None else found
+        return await (compiled or general_async)(decoded) if found is None else found
 
     text = general_text_async if is_async else general_text
     route = text_route(tool, resolver, text) if fast else None
-    fastpath: Callable[..., Result] | None = None
-    awaiting: Callable[..., Coroutine[Any, Any, Result]] | None = None
+    # where it misses inside one argument, or one item of a plain list, the generated code
+    # asks for that value's error alone, the arguments before it being valid
+    compiled: Callable[..., Any] | None = (
+        build_fastpath(
+            tool,
+            fn,
+            is_async=is_async,
+            fallback=general_async if is_async else general,
+            resolver=resolver,
+            text=route.write if route is not None else None,
+            located=Located(binder.argument_error, binder.element_error),
+        )
+        if fast
+        else None
+    )
 
     if is_async:
         refused = Err(ToolError.async_tool(name))
@@ -596,40 +591,16 @@ def _prepared(
         def refuse(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
             return refused
 
-        awaiting = (
-            build_fastpath(
-                tool,
-                fn,
-                is_async=True,
-                fallback=general_async,
-                resolver=resolver,
-                text=route.write if route is not None else None,
-                located=Located(at_async, at_item_async),
-            )
-            if fast
-            else None
-        )
-        return refuse, awaiting or general_async
+        return refuse, compiled or general_async
 
-    fastpath = (
-        build_fastpath(
-            tool,
-            fn,
-            is_async=False,
-            fallback=general,
-            resolver=resolver,
-            text=route.write if route is not None else None,
-            located=Located(at, at_item),
-        )
-        if fast
-        else None
-    )
-    if fastpath is None:
+    if compiled is None:
 
         async def inline_general(args: Any, inject: Mapping[str, Any] | None = None) -> Result:
             return general(args, inject)
 
         return general, inline_general
+
+    fastpath = compiled
 
     async def inline(args: Any) -> Result:
         result: Result = fastpath(args)
