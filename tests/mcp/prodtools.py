@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 import time
 
 import anyio
@@ -87,3 +89,17 @@ async def slow_tag(n: int, seconds: float) -> dict[str, int]:
     """Echo a number with the serving process id, after a wait."""
     await anyio.sleep(seconds)
     return {"n": n, "pid": os.getpid()}
+
+
+async def stall_loop(marker: str) -> str:
+    """Hold the event loop, with no call running, from when ``<marker>.go`` exists until
+    ``<marker>.release`` does; the marker file exists while it is held."""
+    loop = asyncio.get_running_loop()
+
+    def armed() -> None:
+        while not os.path.exists(marker + ".go"):
+            time.sleep(0.02)
+        loop.call_soon_threadsafe(hold, marker, 120)
+
+    threading.Thread(target=armed, daemon=True).start()
+    return "armed"

@@ -171,13 +171,7 @@ def test_connections_the_kernel_completed_before_the_signal_are_served(tmp_path:
         until(marker.exists)  # the event loop is held from here
         waiting = [socket.create_connection((parts.hostname, parts.port)) for _ in range(4)]
         for n, sock in enumerate(waiting):
-            body = json.dumps(modern_call("tag", {"n": n}, id=n)).encode()
-            head = [f"POST {parts.path} HTTP/1.1", f"Host: {parts.netloc}"]
-            head += [
-                f"{name}: {value}" for name, value in modern_headers("tools/call", "tag").items()
-            ]
-            head += [f"Content-Length: {len(body)}", "", ""]
-            sock.sendall("\r\n".join(head).encode() + body)
+            sock.sendall(_request(parts.path, parts.netloc, n))
         served.process.send_signal(signal.SIGTERM)
         (tmp_path / "running.release").touch()
         answers = [_read_all(sock) for sock in waiting]
@@ -188,6 +182,48 @@ def test_connections_the_kernel_completed_before_the_signal_are_served(tmp_path:
         result = json.loads(answer.split(b"\r\n\r\n", 1)[1])["result"]
         assert result["structuredContent"]["n"] == n
     assert status == 0
+
+
+def test_a_connection_accepted_as_the_server_stops_accepting_holds_the_drain(
+    tmp_path: Path,
+) -> None:
+    """A replica with no connection and no call when the signal comes still serves the
+    request on a connection the kernel completed just before: the drain looks for calls only
+    once the connections accepted by then are open (it found none, and refused the call)."""
+    marker = tmp_path / "stalled"
+    with serving("prodtools", "--stateless", "--grace", "60") as served:
+        parts = urlsplit(served.url)
+        assert parts.hostname is not None
+        assert parts.port is not None
+        armed = httpx2.post(
+            served.url,
+            json=modern_call("stall_loop", {"marker": str(marker)}),
+            headers={**modern_headers("tools/call", "stall_loop"), "Connection": "close"},
+            timeout=60,
+        )
+        assert armed.json()["result"]["content"][0]["text"] == "armed"
+        (tmp_path / "stalled.go").touch()
+        until(marker.exists)  # the event loop is held from here, and nothing is open
+        waiting = socket.create_connection((parts.hostname, parts.port))
+        waiting.sendall(_request(parts.path, parts.netloc, 7))
+        served.process.send_signal(signal.SIGTERM)
+        (tmp_path / "stalled.release").touch()
+        answer = _read_all(waiting)
+        status = served.wait()
+    assert answer.startswith(b"HTTP/1.1 200 "), answer
+    result = json.loads(answer.split(b"\r\n\r\n", 1)[1])["result"]
+    assert not result.get("isError"), result
+    assert result["structuredContent"]["n"] == 7
+    assert status == 0
+
+
+def _request(path: str, host: str, n: int) -> bytes:
+    """A raw HTTP request calling ``tag(n)``."""
+    body = json.dumps(modern_call("tag", {"n": n}, id=n)).encode()
+    head = [f"POST {path} HTTP/1.1", f"Host: {host}"]
+    head += [f"{name}: {value}" for name, value in modern_headers("tools/call", "tag").items()]
+    head += [f"Content-Length: {len(body)}", "", ""]
+    return "\r\n".join(head).encode() + body
 
 
 def _read_all(sock: socket.socket) -> bytes:

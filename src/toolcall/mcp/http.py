@@ -332,11 +332,15 @@ class Front:
 
     async def _drain(self) -> None:
         # the accepted connections may still send calls: each is served, and its answer
-        # closes its connection; polled, as uvicorn's own shutdown polls its connections
+        # closes its connection; polled, as uvicorn's own shutdown polls its connections.
+        # The first look waits one poll: a connection accepted up to the signal (by asyncio,
+        # or by the server as it stops accepting) is open only a turn or two of the loop
+        # later, and a look before then found nothing and refused the call it carried.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self.options.grace):
+                await asyncio.sleep(_POLL)
                 while self.calls.running or any(map(_may_call, self._connections)):
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(_POLL)
         await self.calls.drain()
         if self.calls.lost:
             _log.error("toolcall: %d call(s) cut off by the shutdown", self.calls.lost)
@@ -349,6 +353,7 @@ class Front:
 
 
 _CLOSE = ((b"connection", b"close"),)
+_POLL = 0.05  # seconds between the drain's looks at the calls and connections
 
 
 def _may_call(connection: object) -> bool:
