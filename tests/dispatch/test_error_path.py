@@ -261,6 +261,7 @@ def test_items_restored_by_generated_code_get_the_coercers_answer(name: str, val
     resolver = FakeResolver({"tests:Point": Point})
     t = LISTS[name]
     plain = build_coercer(t, resolver)
-    quick = quick_items(t, resolver, plain)
+    quick, item = quick_items(t, resolver, plain)
     assert quick is not plain
+    assert item is not None
     assert _outcome(quick, value) == _outcome(plain, value)

@@ -267,10 +267,12 @@ def build_fastpath(
     return source.compile(header, f"fast_{tool.name}")
 
 
-def quick_items(t: ir.Type, resolver: ClassLookup, coerce: Callable[[Any], Any]) -> Any:
+def quick_items(
+    t: ir.Type, resolver: ClassLookup, coerce: Callable[[Any], Any]
+) -> tuple[Callable[[Any], Any], Callable[[Any], Any] | None]:
     """``coerce`` (the coercer of the list type ``t``) with each item first restored by
-    generated code, its coercer called only for an item that code misses; ``coerce`` itself
-    when ``t`` is not a plain list of items worth it.
+    generated code, its coercer called only for an item that code misses, and that item
+    coercer; ``(coerce, None)`` when ``t`` is not a plain list of items worth it.
 
     The general path walks a value node by node, five times the generated code's cost, and
     it is where a call with an error ends: the items before the bad one are then restored at
@@ -286,10 +288,10 @@ def quick_items(t: ir.Type, resolver: ClassLookup, coerce: Callable[[Any], Any])
         or items.kind not in ("object", "array")
         or _has_provider(items)
     ):
-        return coerce
+        return coerce, None
     source = Source("return _MISS", resolver)
     if not source._inlined(items):
-        return coerce
+        return coerce, None
     source.free.update(_MISS=MISS, _ABSENT=ABSENT)
     source.add("", "try:")
     restored = source.restore(items, "x", "    ", 1)
@@ -312,7 +314,7 @@ def quick_items(t: ir.Type, resolver: ClassLookup, coerce: Callable[[Any], Any])
             out.append(found)
         return out
 
-    return quick
+    return quick, item
 
 
 _FILES = itertools.count(1)

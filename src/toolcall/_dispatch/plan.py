@@ -153,19 +153,21 @@ class _Parameter:
         self.ir = parameter
         self.name = parameter.name
         checked = hint is not None and pydantic_checked(hint)
+        # a plain list's item coercer, built when generated code restores its items or when
+        # an item's error is asked for (``_Binder.item_error``)
+        self.item: Callable[[Any], Any] | None = None
         if checked:
             self.coerce = pydantic_coercer(hint, parameter.type)
         else:
             # ``generated``: a list's items may be restored by generated code first
             self.coerce = build_coercer(parameter.type, resolver)
             if generated:
-                self.coerce = quick_items(parameter.type, resolver, self.coerce)
+                self.coerce, self.item = quick_items(parameter.type, resolver, self.coerce)
         self.required = parameter.required
         self.positional_only = parameter.positional_only
         # explicit-null rule: None for an optional value whose type has no None means "absent"
         self.null_is_absent = not parameter.required and not accepts_null(parameter.type)
         self.fill = fill  # the value of an omitted parameter whose default is a Field(...)
-        self.item: Callable[[Any], Any] | None = None  # a plain list's item coercer, when asked
 
 
 def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
